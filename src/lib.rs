@@ -1,1 +1,17 @@
-//! golf-server
+//! golf-server: six-card Golf for 2 to 4 players over a REST/JSON API, every game an
+//! append-only, hash-chained event log.
+//!
+//! # Layout
+//! - [`config`]: typed settings from environment variables.
+//! - [`telemetry`]: the log subscriber and the redacting request span.
+//! - [`metrics`]: Prometheus counters and histograms.
+//! - [`store`]: the event store, PostgreSQL or embedded SQLite, and its migrations.
+//! - [`api`]: HTTP handlers, problem errors and the OpenAPI document.
+//! - [`startup`]: wires the above into a running server.
+
+pub mod api;
+pub mod config;
+pub mod metrics;
+pub mod startup;
+pub mod store;
+pub mod telemetry;

@@ -1,0 +1,121 @@
+//! The HTTP layer: routes, request and response types, problem errors and the OpenAPI document.
+
+pub mod health;
+pub mod problem;
+
+use std::sync::Arc;
+
+use actix_web::http::header;
+use actix_web::web::{self, Data};
+use actix_web::{App, HttpRequest, HttpResponse};
+use utoipa::OpenApi;
+use utoipa_actix_web::AppExt;
+use utoipa_actix_web::service_config::ServiceConfig;
+
+use crate::api::problem::{ApiError, Problem};
+use crate::store::EventStore;
+
+/// Largest request body accepted; moves and game creation (with 18 stacked decks) fit well below.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// What every handler may reach.
+pub struct AppState {
+    /// Where games live.
+    pub store: Arc<dyn EventStore>,
+}
+
+/// The parts of the OpenAPI document that are not collected from the handlers.
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "golf-server",
+        description = "Six-card Golf for 2 to 4 players, with auditable, hash-chained game logs.",
+        license(name = "MIT OR Apache-2.0")
+    ),
+    components(schemas(Problem)),
+    tags(
+        (name = "operations", description = "Health, readiness and metrics"),
+    )
+)]
+pub struct ApiDoc;
+
+/// Registers every documented route.
+pub fn routes(config: &mut ServiceConfig) {
+    config
+        .service(health::healthz)
+        .service(health::readyz)
+        .service(health::metrics);
+}
+
+/// The OpenAPI document of the service, as `/openapi.json` serves it.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    let (_, spec) = App::new()
+        .into_utoipa_app()
+        .openapi(ApiDoc::openapi())
+        .configure(routes)
+        .split_for_parts();
+    spec
+}
+
+/// Request-parsing settings: every parse failure is a problem, never a bare text error.
+pub fn configure_extractors(config: &mut web::ServiceConfig) {
+    config
+        .app_data(
+            web::JsonConfig::default()
+                .limit(MAX_BODY_BYTES)
+                .error_handler(|error, _| json_error(&error).into()),
+        )
+        .app_data(
+            web::QueryConfig::default()
+                .error_handler(|error, _| ApiError::malformed(error.to_string()).into()),
+        )
+        .app_data(
+            web::PathConfig::default()
+                .error_handler(|_, _| ApiError::not_found("No such resource.").into()),
+        );
+}
+
+fn json_error(error: &actix_web::error::JsonPayloadError) -> ApiError {
+    use actix_web::error::JsonPayloadError;
+    match error {
+        JsonPayloadError::OverflowKnownLength { .. } | JsonPayloadError::Overflow { .. } => {
+            ApiError::new(
+                actix_web::http::StatusCode::PAYLOAD_TOO_LARGE,
+                "payload_too_large",
+                format!("The body is larger than {MAX_BODY_BYTES} bytes."),
+            )
+        }
+        JsonPayloadError::ContentType => {
+            ApiError::malformed("The body must be JSON (Content-Type: application/json).")
+        }
+        other => ApiError::malformed(format!("The body does not parse: {other}")),
+    }
+}
+
+/// Answers requests that match no route.
+pub async fn no_route(request: HttpRequest) -> Result<HttpResponse, ApiError> {
+    Err(ApiError::not_found(format!(
+        "No route for {} {}.",
+        request.method(),
+        request.path()
+    )))
+}
+
+/// `/docs` without its slash: the interactive page lives under `/docs/`.
+pub async fn docs_redirect() -> HttpResponse {
+    HttpResponse::PermanentRedirect()
+        .insert_header((header::LOCATION, "/docs/"))
+        .finish()
+}
+
+/// Shared application data for the app factory.
+pub fn state(store: Arc<dyn EventStore>) -> Data<AppState> {
+    Data::new(AppState { store })
+}
+
+/// The OpenAPI document as the pretty JSON committed in `openapi/openapi.json`.
+pub fn openapi_json() -> String {
+    openapi()
+        .to_pretty_json()
+        .expect("the OpenAPI document serializes")
+}

@@ -1,0 +1,132 @@
+//! RFC 9457 problem details: the one place where failures become HTTP responses.
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::ContentType;
+use actix_web::{HttpResponse, ResponseError};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::store::StoreError;
+
+/// The body of every error response (`application/problem+json`).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(example = json!({
+    "type": "urn:golf-server:problem:not_your_turn",
+    "title": "Not your turn",
+    "status": 409,
+    "detail": "Seat 2 is to play.",
+    "code": "not_your_turn"
+}))]
+pub struct Problem {
+    /// A URI naming the problem type: `urn:golf-server:problem:` followed by `code`.
+    #[serde(rename = "type")]
+    pub type_uri: String,
+    /// A short summary of the problem type.
+    pub title: String,
+    /// The HTTP status code.
+    pub status: u16,
+    /// What went wrong with this request, in a sentence meant for people.
+    pub detail: String,
+    /// A stable, machine-readable identifier of the problem type.
+    pub code: String,
+}
+
+/// An error that the HTTP layer reports as a problem.
+#[derive(Debug, Clone)]
+pub struct ApiError {
+    status: StatusCode,
+    code: &'static str,
+    detail: String,
+}
+
+impl ApiError {
+    /// A problem with the given status, stable code and human detail.
+    pub fn new(status: StatusCode, code: &'static str, detail: impl Into<String>) -> Self {
+        ApiError {
+            status,
+            code,
+            detail: detail.into(),
+        }
+    }
+
+    /// 400 `malformed_request`: the request does not parse into its expected shape.
+    pub fn malformed(detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, "malformed_request", detail)
+    }
+
+    /// 404 `not_found`.
+    pub fn not_found(detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::NOT_FOUND, "not_found", detail)
+    }
+
+    /// 503 `unavailable`: the database cannot be reached.
+    pub fn unavailable() -> Self {
+        Self::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "unavailable",
+            "The database is unavailable; try again shortly.",
+        )
+    }
+
+    /// The stable code clients match on.
+    pub fn code(&self) -> &'static str {
+        self.code
+    }
+
+    /// The problem body.
+    pub fn problem(&self) -> Problem {
+        Problem {
+            type_uri: format!("urn:golf-server:problem:{}", self.code),
+            title: title_of(self.status),
+            status: self.status.as_u16(),
+            detail: self.detail.clone(),
+            code: self.code.to_owned(),
+        }
+    }
+}
+
+fn title_of(status: StatusCode) -> String {
+    status.canonical_reason().unwrap_or("Error").to_owned()
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}: {}", self.status.as_u16(), self.code, self.detail)
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        self.status
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        HttpResponse::build(self.status)
+            .insert_header(ContentType(
+                "application/problem+json"
+                    .parse()
+                    .expect("static media type"),
+            ))
+            .json(self.problem())
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(error: StoreError) -> Self {
+        match error {
+            StoreError::Unavailable(reason) => {
+                tracing::warn!(%reason, "database unavailable");
+                ApiError::unavailable()
+            }
+            StoreError::Internal(reason) => {
+                // The reason stays in our logs: clients get no internals.
+                tracing::error!(%reason, "database error");
+                ApiError::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "internal_error",
+                    "The server failed to handle this request.",
+                )
+            }
+        }
+    }
+}

@@ -1,0 +1,195 @@
+//! Typed settings read once from environment variables at start.
+//!
+//! Every variable has a default so that `cargo run` works on a fresh machine; a value that is
+//! present but wrong stops the program with one line naming the variable.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use thiserror::Error;
+
+/// The embedded default: a SQLite file in the working directory, created if missing.
+pub const DEFAULT_DATABASE_URL: &str = "sqlite://golf.db";
+/// Where the service listens by default.
+pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line, for log shippers.
+    Json,
+}
+
+/// Everything the service needs to start.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// `GOLF_BIND`: the socket address to listen on.
+    pub bind: SocketAddr,
+    /// `DATABASE_URL`: `sqlite://...` or `postgres://...`.
+    pub database_url: String,
+    /// `GOLF_LOG`: `text` or `json`.
+    pub log_format: LogFormat,
+    /// `RUST_LOG`: the tracing filter directives.
+    pub log_filter: String,
+    /// `GOLF_DB_MAX_CONNECTIONS`: the size of the database pool.
+    pub db_max_connections: u32,
+    /// `GOLF_DB_ACQUIRE_TIMEOUT_MS`: how long a request waits for a database connection
+    /// before it is answered with 503.
+    pub db_acquire_timeout: Duration,
+}
+
+/// A variable that is set to a value the service cannot use.
+#[derive(Debug, Error, PartialEq, Eq)]
+#[error("{var}={value:?} is not valid: {expected}")]
+pub struct ConfigError {
+    /// The environment variable's name.
+    pub var: &'static str,
+    /// The value it holds.
+    pub value: String,
+    /// What it should hold instead.
+    pub expected: &'static str,
+}
+
+impl Config {
+    /// Reads the process environment.
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// Reads settings through `lookup`, so tests need not touch the process environment.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+        let bind_value = lookup("GOLF_BIND").unwrap_or_else(|| DEFAULT_BIND.to_owned());
+        let bind = bind_value.parse().map_err(|_| ConfigError {
+            var: "GOLF_BIND",
+            value: bind_value.clone(),
+            expected: "a socket address such as 127.0.0.1:8080 or 0.0.0.0:8080",
+        })?;
+
+        let database_url =
+            lookup("DATABASE_URL").unwrap_or_else(|| DEFAULT_DATABASE_URL.to_owned());
+        if !is_supported_database_url(&database_url) {
+            return Err(ConfigError {
+                var: "DATABASE_URL",
+                value: database_url,
+                expected: "a URL starting with sqlite: or postgres:// (or postgresql://)",
+            });
+        }
+
+        let log_format = match lookup("GOLF_LOG").as_deref() {
+            None | Some("text") => LogFormat::Text,
+            Some("json") => LogFormat::Json,
+            Some(other) => {
+                return Err(ConfigError {
+                    var: "GOLF_LOG",
+                    value: other.to_owned(),
+                    expected: "text or json",
+                });
+            }
+        };
+
+        let log_filter = lookup("RUST_LOG").unwrap_or_else(|| "info".to_owned());
+        if tracing_subscriber::EnvFilter::try_new(&log_filter).is_err() {
+            return Err(ConfigError {
+                var: "RUST_LOG",
+                value: log_filter,
+                expected: "tracing filter directives such as info or golf_server=debug,info",
+            });
+        }
+
+        let db_max_connections = parse_number(&lookup, "GOLF_DB_MAX_CONNECTIONS", 10)?;
+        let acquire_ms = parse_number(&lookup, "GOLF_DB_ACQUIRE_TIMEOUT_MS", 3000)?;
+
+        Ok(Config {
+            bind,
+            database_url,
+            log_format,
+            log_filter,
+            db_max_connections,
+            db_acquire_timeout: Duration::from_millis(u64::from(acquire_ms)),
+        })
+    }
+}
+
+fn is_supported_database_url(url: &str) -> bool {
+    url.starts_with("sqlite:") || url.starts_with("postgres://") || url.starts_with("postgresql://")
+}
+
+fn parse_number(
+    lookup: &impl Fn(&str) -> Option<String>,
+    var: &'static str,
+    default: u32,
+) -> Result<u32, ConfigError> {
+    match lookup(var) {
+        None => Ok(default),
+        Some(value) => match value.parse::<u32>() {
+            Ok(n) if n > 0 => Ok(n),
+            _ => Err(ConfigError {
+                var,
+                value,
+                expected: "a whole number greater than 0",
+            }),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config_with(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
+        Config::from_lookup(|name| {
+            vars.iter()
+                .find(|(key, _)| *key == name)
+                .map(|(_, value)| (*value).to_owned())
+        })
+    }
+
+    #[test]
+    fn defaults_need_no_variable() {
+        let config = config_with(&[]).expect("defaults are valid");
+        assert_eq!(config.bind.to_string(), DEFAULT_BIND);
+        assert_eq!(config.database_url, DEFAULT_DATABASE_URL);
+        assert_eq!(config.log_format, LogFormat::Text);
+        assert_eq!(config.db_max_connections, 10);
+    }
+
+    #[test]
+    fn a_bad_value_names_its_variable() {
+        let err = config_with(&[("GOLF_BIND", "localhost")]).unwrap_err();
+        assert_eq!(err.var, "GOLF_BIND");
+        assert!(err.to_string().starts_with("GOLF_BIND=\"localhost\""));
+        assert_eq!(
+            config_with(&[("GOLF_LOG", "yaml")]).unwrap_err().var,
+            "GOLF_LOG"
+        );
+        assert_eq!(
+            config_with(&[("DATABASE_URL", "mysql://x")])
+                .unwrap_err()
+                .var,
+            "DATABASE_URL"
+        );
+        assert_eq!(
+            config_with(&[("RUST_LOG", "[[[")]).unwrap_err().var,
+            "RUST_LOG"
+        );
+        assert_eq!(
+            config_with(&[("GOLF_DB_MAX_CONNECTIONS", "0")])
+                .unwrap_err()
+                .var,
+            "GOLF_DB_MAX_CONNECTIONS"
+        );
+    }
+
+    #[test]
+    fn json_logs_and_postgres_are_selected_by_their_variables() {
+        let config = config_with(&[
+            ("GOLF_LOG", "json"),
+            ("DATABASE_URL", "postgres://postgres@127.0.0.1/golf"),
+        ])
+        .unwrap();
+        assert_eq!(config.log_format, LogFormat::Json);
+        assert!(config.database_url.starts_with("postgres://"));
+    }
+}

@@ -1,0 +1,97 @@
+//! Builds the HTTP server: binds its listener, connects the store and wires the middleware.
+
+use std::net::{SocketAddr, TcpListener};
+
+use actix_web::dev::Server;
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::middleware::{Next, from_fn};
+use actix_web::web::{self, Data};
+use actix_web::{App, HttpMessage, HttpServer};
+use anyhow::Context;
+use tracing_actix_web::{RequestId, TracingLogger};
+use utoipa::OpenApi;
+use utoipa_actix_web::AppExt;
+use utoipa_swagger_ui::SwaggerUi;
+
+use crate::api;
+use crate::config::Config;
+use crate::metrics::{Metrics, track_requests};
+use crate::store::{self, PoolOptions};
+use crate::telemetry::RedactingRootSpan;
+
+/// How long in-flight requests may take to finish after SIGTERM or SIGINT.
+const SHUTDOWN_GRACE_SECONDS: u64 = 30;
+
+/// A bound, ready-to-run server.
+pub struct Application {
+    address: SocketAddr,
+    server: Server,
+}
+
+impl Application {
+    /// Connects the database (running migrations) and binds `config.bind` (port 0 picks a free
+    /// port, which tests use).
+    pub async fn build(config: &Config) -> anyhow::Result<Self> {
+        let pool = PoolOptions {
+            max_connections: config.db_max_connections,
+            acquire_timeout: config.db_acquire_timeout,
+        };
+        let store = store::connect(&config.database_url, &pool)
+            .await
+            .context("cannot open the database named by DATABASE_URL")?;
+        let listener = TcpListener::bind(config.bind)
+            .with_context(|| format!("cannot listen on GOLF_BIND={}", config.bind))?;
+        let address = listener.local_addr()?;
+
+        let state = api::state(store);
+        let metrics = Data::new(Metrics::new());
+        let spec = api::openapi();
+        let server = HttpServer::new(move || {
+            let (app, _) = App::new()
+                .into_utoipa_app()
+                .openapi(api::ApiDoc::openapi())
+                .app_data(state.clone())
+                .app_data(metrics.clone())
+                .configure(api::routes)
+                .split_for_parts();
+            app.configure(api::configure_extractors)
+                .service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", spec.clone()))
+                .route("/docs", web::get().to(api::docs_redirect))
+                .default_service(web::to(api::no_route))
+                .wrap(from_fn(track_requests))
+                .wrap(from_fn(echo_request_id))
+                .wrap(TracingLogger::<RedactingRootSpan>::new())
+        })
+        .shutdown_timeout(SHUTDOWN_GRACE_SECONDS)
+        .listen(listener)?
+        .run();
+        Ok(Application { address, server })
+    }
+
+    /// The address the server listens on.
+    pub fn address(&self) -> SocketAddr {
+        self.address
+    }
+
+    /// Serves until SIGTERM or SIGINT, then lets in-flight requests finish.
+    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        self.server.await
+    }
+}
+
+/// Every response carries the id its log lines carry, so a client can quote it in a report.
+async fn echo_request_id(
+    request: actix_web::dev::ServiceRequest,
+    next: Next<impl actix_web::body::MessageBody>,
+) -> Result<actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>, actix_web::Error> {
+    let request_id = request.extensions().get::<RequestId>().copied();
+    let mut response = next.call(request).await?;
+    if let Some(id) = request_id
+        && let Ok(value) = HeaderValue::from_str(&id.to_string())
+    {
+        response
+            .headers_mut()
+            .insert(HeaderName::from_static("x-request-id"), value);
+    }
+    Ok(response)
+}

@@ -1,0 +1,108 @@
+//! Logging: the tracing subscriber, and the root span of every HTTP request.
+//!
+//! Log lines are an audience we do not control, so the request span records the path and a
+//! query string with secret parameters masked, and never a header: a bearer token or a `token`
+//! parameter must not reach a log file.
+
+use std::io::IsTerminal;
+
+use actix_web::Error;
+use actix_web::HttpMessage;
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use tracing::Span;
+use tracing_actix_web::{DefaultRootSpanBuilder, RequestId, RootSpanBuilder};
+use tracing_subscriber::EnvFilter;
+
+use crate::config::LogFormat;
+
+/// Query parameters whose values are replaced by `[redacted]` in logs.
+const SECRET_PARAMETERS: &[&str] = &["token", "access_token", "host_token"];
+
+/// Installs the global subscriber writing to standard output.
+///
+/// `filter` was validated by [`crate::config::Config`]; installing twice is a no-op.
+pub fn init(format: LogFormat, filter: &str) {
+    let filter = EnvFilter::try_new(filter).unwrap_or_else(|_| EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(std::io::stdout().is_terminal());
+    let installed = match format {
+        LogFormat::Text => builder.try_init(),
+        LogFormat::Json => builder.json().flatten_event(true).try_init(),
+    };
+    // A second call (tests that start several servers) keeps the first subscriber.
+    drop(installed);
+}
+
+/// The root span of each request: method, route, path with masked query, request id, status.
+pub struct RedactingRootSpan;
+
+impl RootSpanBuilder for RedactingRootSpan {
+    fn on_request_start(request: &ServiceRequest) -> Span {
+        let request_id = request
+            .extensions()
+            .get::<RequestId>()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        let route = request
+            .match_pattern()
+            .unwrap_or_else(|| "unmatched".to_owned());
+        tracing::info_span!(
+            "http_request",
+            http.method = %request.method(),
+            http.route = %route,
+            http.target = %redacted_target(request.path(), request.query_string()),
+            http.status_code = tracing::field::Empty,
+            otel.status_code = tracing::field::Empty,
+            exception.message = tracing::field::Empty,
+            exception.details = tracing::field::Empty,
+            request_id = %request_id,
+        )
+    }
+
+    fn on_request_end<B: MessageBody>(span: Span, outcome: &Result<ServiceResponse<B>, Error>) {
+        let status = match outcome {
+            Ok(response) => response.status().as_u16(),
+            Err(error) => error.as_response_error().status_code().as_u16(),
+        };
+        span.in_scope(|| tracing::info!(status, "request finished"));
+        DefaultRootSpanBuilder::on_request_end(span, outcome);
+    }
+}
+
+/// The path and query as logged: values of [`SECRET_PARAMETERS`] are masked.
+pub fn redacted_target(path: &str, query: &str) -> String {
+    if query.is_empty() {
+        return path.to_owned();
+    }
+    let masked: Vec<String> = query
+        .split('&')
+        .map(|pair| {
+            let name = pair.split('=').next().unwrap_or_default();
+            if SECRET_PARAMETERS
+                .iter()
+                .any(|secret| name.eq_ignore_ascii_case(secret))
+            {
+                format!("{name}=[redacted]")
+            } else {
+                pair.to_owned()
+            }
+        })
+        .collect();
+    format!("{path}?{}", masked.join("&"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redacted_target;
+
+    #[test]
+    fn token_parameters_are_masked_and_others_kept() {
+        assert_eq!(
+            redacted_target("/v1/games/x/stream", "token=abc&after=3&TOKEN=def"),
+            "/v1/games/x/stream?token=[redacted]&after=3&TOKEN=[redacted]"
+        );
+        assert_eq!(redacted_target("/healthz", ""), "/healthz");
+    }
+}

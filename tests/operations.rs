@@ -1,0 +1,185 @@
+//! The operational endpoints, the docs page and the OpenAPI document, on both backends.
+
+mod common;
+
+use common::{Backend, spawn_app};
+
+async fn health_and_readiness_answer(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let health = app.get("/healthz").await;
+    assert_eq!(health.status(), 200);
+    assert_eq!(
+        health.json::<serde_json::Value>().await.unwrap()["status"],
+        "ok"
+    );
+    let ready = app.get("/readyz").await;
+    assert_eq!(ready.status(), 200);
+    assert_eq!(
+        ready.json::<serde_json::Value>().await.unwrap()["status"],
+        "ready"
+    );
+}
+
+async fn every_response_carries_a_request_id(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let first = app.get("/healthz").await;
+    let second = app.get("/no/such/route").await;
+    let id_of = |response: &reqwest::Response| {
+        response
+            .headers()
+            .get("x-request-id")
+            .expect("x-request-id header")
+            .to_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert_ne!(id_of(&first), id_of(&second));
+}
+
+async fn unknown_routes_are_problems(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let response = app.get("/v0/nothing").await;
+    assert_eq!(response.status(), 404);
+    assert_eq!(
+        response.headers()["content-type"],
+        "application/problem+json"
+    );
+    let problem: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(problem["code"], "not_found");
+    assert_eq!(problem["status"], 404);
+    for field in ["type", "title", "detail"] {
+        assert!(
+            problem[field].is_string(),
+            "problem lacks {field}: {problem}"
+        );
+    }
+}
+
+async fn metrics_count_requests_by_route_and_status(backend: Backend) {
+    let app = spawn_app(backend).await;
+    for _ in 0..3 {
+        app.get("/healthz").await;
+    }
+    app.get("/no/such/route").await;
+    let response = app.get("/metrics").await;
+    assert_eq!(response.status(), 200);
+    let text = response.text().await.unwrap();
+    assert!(
+        text.contains(r#"http_requests_total{method="GET",route="/healthz",status="200"} 3"#),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"http_requests_total{method="GET",route="unmatched",status="404"} 1"#),
+        "{text}"
+    );
+    assert!(
+        text.contains("http_request_duration_seconds_bucket"),
+        "{text}"
+    );
+}
+
+async fn served_spec_equals_the_committed_one(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let response = app.get("/openapi.json").await;
+    assert_eq!(response.status(), 200);
+    let served: serde_json::Value = response.json().await.unwrap();
+    let committed: serde_json::Value =
+        serde_json::from_str(include_str!("../openapi/openapi.json")).unwrap();
+    assert_eq!(served, committed);
+}
+
+async fn docs_page_and_all_its_assets_are_served_locally(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let redirect = app.get("/docs").await;
+    assert!(redirect.status().is_redirection());
+    assert_eq!(redirect.headers()["location"], "/docs/");
+
+    let page = app.get("/docs/").await;
+    assert_eq!(page.status(), 200);
+    let html = page.text().await.unwrap();
+    let assets = referenced_assets(&html);
+    assert!(
+        assets.len() >= 3,
+        "the page loads its scripts and styles: {assets:?}"
+    );
+    for asset in &assets {
+        assert!(
+            !asset.starts_with("http"),
+            "{asset} would need the outside network"
+        );
+        let path = if asset.starts_with('/') {
+            asset.clone()
+        } else {
+            format!("/docs/{}", asset.trim_start_matches("./"))
+        };
+        let response = app.get(&path).await;
+        assert_eq!(response.status(), 200, "{path}");
+        if path.ends_with(".js") {
+            let script = response.text().await.unwrap();
+            assert!(
+                !script.contains("https://petstore") && !script.contains("unpkg.com"),
+                "{path} points outside"
+            );
+            if path.contains("initializer") {
+                assert!(script.contains("/openapi.json"), "{path} loads our spec");
+            }
+        }
+    }
+}
+
+/// The `src` and `href` attribute values of an HTML page.
+fn referenced_assets(html: &str) -> Vec<String> {
+    let mut assets = Vec::new();
+    for attribute in ["src=\"", "href=\""] {
+        let mut rest = html;
+        while let Some(start) = rest.find(attribute) {
+            rest = &rest[start + attribute.len()..];
+            if let Some(end) = rest.find('"') {
+                assets.push(rest[..end].to_owned());
+                rest = &rest[end..];
+            }
+        }
+    }
+    assets
+}
+
+async fn readiness_fails_fast_when_the_database_is_gone(backend: Backend) {
+    let app = spawn_app(backend).await;
+    assert_eq!(app.get("/readyz").await.status(), 200);
+    app.database.drop_postgres().await;
+    let started = std::time::Instant::now();
+    let response = app.get("/readyz").await;
+    assert_eq!(response.status(), 503);
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    let problem: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(problem["code"], "unavailable");
+    assert_eq!(
+        app.get("/healthz").await.status(),
+        200,
+        "liveness does not depend on the database"
+    );
+}
+
+on_both_backends!(
+    health_and_readiness_answer,
+    every_response_carries_a_request_id,
+    unknown_routes_are_problems,
+    metrics_count_requests_by_route_and_status,
+    served_spec_equals_the_committed_one,
+    docs_page_and_all_its_assets_are_served_locally,
+);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_readiness_fails_fast_when_the_database_is_gone() {
+    readiness_fails_fast_when_the_database_is_gone(Backend::Postgres).await;
+}
+
+#[test]
+fn committed_spec_is_what_the_code_generates() {
+    let committed = include_str!("../openapi/openapi.json");
+    assert!(
+        committed.trim_end() == golf_server::api::openapi_json().trim_end(),
+        "openapi/openapi.json is stale: regenerate it with \
+         `cargo run -- openapi > openapi/openapi.json`"
+    );
+}
