@@ -114,13 +114,28 @@ impl ResponseError for ApiError {
 impl From<StoreError> for ApiError {
     fn from(error: StoreError) -> Self {
         match error {
+            StoreError::NotFound => ApiError::not_found("There is no such game."),
+            StoreError::NotWaiting => ApiError::new(
+                StatusCode::CONFLICT,
+                "game_not_waiting",
+                "The game has started: only a waiting game can be cancelled.",
+            ),
             StoreError::Unavailable(reason) => {
                 tracing::warn!(%reason, "database unavailable");
                 ApiError::unavailable()
             }
-            StoreError::Internal(reason) => {
+            StoreError::Conflict => {
+                // Every retry lost a race: the game is too busy right now.
+                tracing::warn!("write conflicts persisted through every retry");
+                ApiError::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "unavailable",
+                    "The game is too busy right now; try again.",
+                )
+            }
+            StoreError::Corrupt(reason) | StoreError::Internal(reason) => {
                 // The reason stays in our logs: clients get no internals.
-                tracing::error!(%reason, "database error");
+                tracing::error!(%reason, "store failure");
                 ApiError::new(
                     StatusCode::INTERNAL_SERVER_ERROR,
                     "internal_error",

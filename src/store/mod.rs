@@ -1,124 +1,554 @@
-//! Where games live: the connection to PostgreSQL or the embedded SQLite file, and the
-//! migrations that shape both.
+//! The event store: the only module that talks to the database.
+//!
+//! It owns each game's append-only, hash-chained log (`events`), the game row that caches the
+//! current version, head hash and projection (`games`), the seats and their token hashes (`seats`),
+//! and the stored responses that make moves and game creation idempotent (`move_idempotency`,
+//! `create_idempotency`). It knows nothing of the rules: events and projections are plain JSON.
+//!
+//! # Layout
+//! - `mod.rs`: the [`EventStore`] trait, its data types, [`connect`] and [`find_seat`].
+//! - [`chain`]: salts, canonical JSON and the hash chain ([`chain::verify_chain`]).
+//! - [`error`]: [`StoreError`] and the mapping of database errors.
+//! - `postgres.rs`, `sqlite.rs`: the two backends, with the same behavior (one test suite runs on
+//!   both).
+//!
+//! # Concurrency
+//! Every write to a game is one transaction that checks the game's `version` against the caller's
+//! expected version while holding the game row (`SELECT ... FOR NO KEY UPDATE` on PostgreSQL, `BEGIN
+//! IMMEDIATE` on SQLite), and the primary key `(game_id, seq)` makes a duplicate seq impossible even
+//! so. A lost race is a [`StoreError::Conflict`], never a gap or a lost update. No state lives in
+//! the process, so any number of server instances can share one database (docs/SCALING.md).
 
-use std::str::FromStr;
+pub mod chain;
+pub mod error;
+mod postgres;
+mod sqlite;
+
 use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
-use thiserror::Error;
+use serde_json::{Value, json};
+use subtle::ConstantTimeEq;
+use uuid::Uuid;
 
-/// Pool settings shared by both backends.
+pub use chain::{ChainError, verify_chain};
+pub use error::StoreError;
+
+/// How long a stored idempotent response is honored; older records are ignored and may be replaced.
+pub const IDEMPOTENCY_TTL: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// An event to append: its log `type`, its data, and the time the caller chose for it (RFC 3339,
+/// stored and hashed verbatim).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewEvent {
+    pub kind: String,
+    pub data: Value,
+    pub at: String,
+}
+
+/// A stored log entry. `salt` and `hash` are lowercase hex.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    pub seq: i64,
+    pub at: String,
+    pub kind: String,
+    pub data: Value,
+    pub salt: String,
+    pub hash: String,
+}
+
+impl Entry {
+    /// The public JSON form: `{"seq", "at", "type", "data", "salt", "hash"}`.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "seq": self.seq,
+            "at": self.at,
+            "type": self.kind,
+            "data": self.data,
+            "salt": self.salt,
+            "hash": self.hash,
+        })
+    }
+}
+
+/// A game to create, with everything its row holds.
+///
+/// `created_at` is RFC 3339; the store keeps it in UTC with microseconds
+/// (`2026-05-01T12:00:00.000000Z`) so the lobby orders games by it.
 #[derive(Debug, Clone)]
-pub struct PoolOptions {
-    /// Connections kept open at most.
-    pub max_connections: u32,
-    /// How long a caller waits for a connection before the store reports `Unavailable`.
-    pub acquire_timeout: Duration,
+pub struct NewGame {
+    pub id: Uuid,
+    pub created_at: String,
+    pub seats: i32,
+    pub holes: i32,
+    pub rules: Value,
+    pub commitment: String,
+    pub server_seed: [u8; 32],
+    pub host_token_hash: [u8; 32],
+    pub private: bool,
+    pub stacked: bool,
+    /// The explicit decks of a stacked game: secret until the game ends.
+    pub decks: Option<Value>,
+    pub status: String,
+    pub projection: Value,
 }
 
-/// What can go wrong in the store.
-#[derive(Debug, Error)]
-pub enum StoreError {
-    /// The database cannot be reached or did not answer in time.
-    #[error("the database is unavailable: {0}")]
-    Unavailable(String),
-    /// Anything else the database reported.
-    #[error("database error: {0}")]
-    Internal(String),
+/// A game as loaded: its row, including the version (the seq of its last entry), the head hash
+/// and the number of seats taken.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GameRecord {
+    pub id: Uuid,
+    pub created_at: String,
+    pub status: String,
+    pub version: i64,
+    pub seats: i32,
+    pub holes: i32,
+    pub players: i32,
+    pub rules: Value,
+    pub commitment: String,
+    pub server_seed: [u8; 32],
+    pub host_token_hash: [u8; 32],
+    pub private: bool,
+    pub stacked: bool,
+    pub decks: Option<Value>,
+    pub projection: Value,
+    pub head_hash: [u8; 32],
 }
 
-impl From<sqlx::Error> for StoreError {
-    fn from(error: sqlx::Error) -> Self {
-        if is_unavailable(&error) {
-            StoreError::Unavailable(error.to_string())
-        } else {
-            StoreError::Internal(error.to_string())
+/// A seat taken in the same transaction as the events that record it.
+#[derive(Debug, Clone)]
+pub struct NewSeat {
+    pub seat: i32,
+    pub name: String,
+    pub bot: Option<String>,
+    pub client_seed: String,
+    /// `None` for a bot, which has no token.
+    pub token_hash: Option<[u8; 32]>,
+}
+
+/// The game row after an append.
+#[derive(Debug, Clone)]
+pub struct GameUpdate {
+    pub status: String,
+    pub projection: Value,
+    pub new_seat: Option<NewSeat>,
+}
+
+/// The response to store for a move sent with an `Idempotency-Key` (scoped to game and seat).
+#[derive(Debug, Clone)]
+pub struct MoveIdempotency {
+    pub seat: i32,
+    pub key: String,
+    pub fingerprint: String,
+    pub response_status: u16,
+    pub response_body: Value,
+}
+
+/// The response to store for a game creation sent with an `Idempotency-Key`.
+#[derive(Debug, Clone)]
+pub struct CreateIdempotency {
+    pub key: String,
+    pub fingerprint: String,
+    pub response_status: u16,
+    pub response_body: Value,
+}
+
+/// A stored response, returned as it was when the same key comes again.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredResponse {
+    /// The fingerprint of the request that produced it: another body with the same key is a
+    /// reused key, not a replay.
+    pub fingerprint: String,
+    pub status: u16,
+    pub body: Value,
+}
+
+/// One game of the lobby: what a public view needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LobbyGame {
+    pub id: Uuid,
+    pub created_at: String,
+    pub version: i64,
+    pub seats: i32,
+    pub players: i32,
+    pub projection: Value,
+}
+
+/// Where the next lobby page starts: after this game in (created_at, id) descending order.
+///
+/// `created_at` must be RFC 3339 (as [`LobbyGame::created_at`] is); the HTTP layer should check a
+/// cursor it decodes from a client, since the store reports a malformed one as `Internal`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LobbyCursor {
+    pub created_at: String,
+    pub id: Uuid,
+}
+
+impl From<&LobbyGame> for LobbyCursor {
+    fn from(game: &LobbyGame) -> Self {
+        LobbyCursor {
+            created_at: game.created_at.clone(),
+            id: game.id,
         }
     }
 }
 
-/// Errors that mean "the database cannot serve us now" rather than "this query is wrong".
-fn is_unavailable(error: &sqlx::Error) -> bool {
-    match error {
-        sqlx::Error::PoolTimedOut
-        | sqlx::Error::PoolClosed
-        | sqlx::Error::Io(_)
-        | sqlx::Error::Tls(_)
-        | sqlx::Error::Protocol(_)
-        | sqlx::Error::WorkerCrashed => true,
-        sqlx::Error::Database(db) => db.code().is_some_and(|code| {
-            // 08: connection exceptions; 57P0x: shutdown or restart in progress;
-            // 3D000: the database no longer exists; 53300: too many connections.
-            code.starts_with("08") || code.starts_with("57P0") || code == "3D000" || code == "53300"
-        }),
-        _ => false,
-    }
-}
-
-/// The storage of games, implemented for PostgreSQL and SQLite.
+/// The event store. Every method is one database round trip or one transaction; none panics on a
+/// database error. Used as `Arc<dyn EventStore>`.
 #[async_trait]
 pub trait EventStore: Send + Sync {
-    /// Answers when the database answers a trivial query.
+    /// Inserts the game row, its first `events` (seq 1, 2, ...) and, if given, the creation's
+    /// idempotency record, in one transaction. Returns the stored entries.
+    ///
+    /// Fails with `Conflict` if the game id exists or the key is recorded (and not expired).
+    async fn create_game(
+        &self,
+        game: NewGame,
+        events: Vec<NewEvent>,
+        idem: Option<CreateIdempotency>,
+    ) -> Result<Vec<Entry>, StoreError>;
+
+    /// Loads a game in one query. A cancelled or unknown game is `None`.
+    async fn load_game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError>;
+
+    /// The token hash of every seat taken (`None` for bots), by seat. See [`find_seat`].
+    async fn seat_token_hashes(
+        &self,
+        game_id: Uuid,
+    ) -> Result<Vec<(i32, Option<[u8; 32]>)>, StoreError>;
+
+    /// Appends `events` after entry `expected_version`, applies `update` and stores `idem`, in one
+    /// transaction. Returns the stored entries (none when `events` is empty: then only the row is
+    /// updated, still under the version check).
+    ///
+    /// Fails with `NotFound` for an unknown or cancelled game, with `Conflict` if the version moved
+    /// on, the seat is taken or the idempotency key is recorded; nothing is written then.
+    async fn append(
+        &self,
+        game_id: Uuid,
+        expected_version: i64,
+        events: Vec<NewEvent>,
+        update: GameUpdate,
+        idem: Option<MoveIdempotency>,
+    ) -> Result<Vec<Entry>, StoreError>;
+
+    /// The stored response for a move key of this game and seat, unless older than
+    /// [`IDEMPOTENCY_TTL`].
+    async fn find_move_response(
+        &self,
+        game_id: Uuid,
+        seat: i32,
+        key: &str,
+    ) -> Result<Option<StoredResponse>, StoreError>;
+
+    /// The stored response for a creation key, unless older than [`IDEMPOTENCY_TTL`].
+    async fn find_create_response(&self, key: &str) -> Result<Option<StoredResponse>, StoreError>;
+
+    /// Deletes idempotency records older than [`IDEMPOTENCY_TTL`]; returns how many.
+    async fn purge_expired_idempotency(&self) -> Result<u64, StoreError>;
+
+    /// Up to `limit` entries with seq > `after`, in order (empty for an unknown game).
+    async fn load_events(
+        &self,
+        game_id: Uuid,
+        after: i64,
+        limit: i64,
+    ) -> Result<Vec<Entry>, StoreError>;
+
+    /// The lobby: non-private waiting games with a free seat, newest first, up to `limit`, after
+    /// `cursor` if given.
+    async fn list_waiting(
+        &self,
+        limit: i64,
+        cursor: Option<LobbyCursor>,
+    ) -> Result<Vec<LobbyGame>, StoreError>;
+
+    /// Cancels a waiting game: it then loads as `None` and appends fail with `NotFound`.
+    ///
+    /// Fails with `NotWaiting` once the game started, `NotFound` if unknown or already cancelled.
+    async fn cancel_game(&self, id: Uuid) -> Result<(), StoreError>;
+
+    /// Ids of the games that are not cancelled, in id order, after `after`, up to `limit`: for a
+    /// pass over the whole database (checking every chain).
+    async fn game_ids(&self, after: Option<Uuid>, limit: i64) -> Result<Vec<Uuid>, StoreError>;
+
+    /// Succeeds when the database answers (readiness).
     async fn ping(&self) -> Result<(), StoreError>;
 }
 
-/// Opens the database named by `url` and brings its schema up to date.
+/// Pool settings for [`connect`].
+#[derive(Debug, Clone)]
+pub struct PoolOptions {
+    /// Connections this instance may open. Across instances, keep the sum under the server's
+    /// `max_connections`.
+    pub max_connections: u32,
+    /// How long a call waits for a connection (and SQLite for its write lock) before failing with
+    /// `Unavailable`.
+    pub acquire_timeout: Duration,
+}
+
+impl Default for PoolOptions {
+    fn default() -> Self {
+        PoolOptions {
+            max_connections: 10,
+            acquire_timeout: Duration::from_secs(3),
+        }
+    }
+}
+
+/// Opens the database named by `url` and runs the embedded migrations.
+///
+/// `postgres://` or `postgresql://` selects PostgreSQL, `sqlite:` SQLite (the file is created if
+/// missing). Fails with `Unavailable` within about `acquire_timeout` if the database does not
+/// answer, and with `Internal` for any other URL or a failed migration.
 pub async fn connect(url: &str, options: &PoolOptions) -> Result<Arc<dyn EventStore>, StoreError> {
-    if url.starts_with("sqlite:") {
-        let connect = SqliteConnectOptions::from_str(url)
-            .map_err(|e| StoreError::Internal(e.to_string()))?
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            .busy_timeout(Duration::from_secs(5));
-        let pool = SqlitePoolOptions::new()
-            .max_connections(options.max_connections)
-            .acquire_timeout(options.acquire_timeout)
-            .connect_with(connect)
-            .await?;
-        sqlx::migrate!("migrations/sqlite")
-            .run(&pool)
-            .await
-            .map_err(|e| StoreError::Internal(e.to_string()))?;
-        Ok(Arc::new(SqliteStore { pool }))
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        Ok(Arc::new(postgres::PgStore::connect(url, options).await?))
+    } else if url.starts_with("sqlite:") {
+        Ok(Arc::new(sqlite::SqliteStore::connect(url, options).await?))
     } else {
-        let connect =
-            PgConnectOptions::from_str(url).map_err(|e| StoreError::Internal(e.to_string()))?;
-        let pool = PgPoolOptions::new()
-            .max_connections(options.max_connections)
-            .acquire_timeout(options.acquire_timeout)
-            .connect_with(connect)
-            .await?;
-        sqlx::migrate!("migrations/postgres")
-            .run(&pool)
-            .await
-            .map_err(|e| StoreError::Internal(e.to_string()))?;
-        Ok(Arc::new(PgStore { pool }))
+        Err(StoreError::Internal(format!(
+            "unsupported database URL {:?}: expected postgres://, postgresql:// or sqlite:",
+            url.split(':').next().unwrap_or_default()
+        )))
     }
 }
 
-struct SqliteStore {
-    pool: SqlitePool,
-}
-
-#[async_trait]
-impl EventStore for SqliteStore {
-    async fn ping(&self) -> Result<(), StoreError> {
-        sqlx::query("SELECT 1").execute(&self.pool).await?;
-        Ok(())
+/// The seat whose token hash equals `token_hash`, comparing every row in constant time.
+pub fn find_seat(hashes: &[(i32, Option<[u8; 32]>)], token_hash: &[u8; 32]) -> Option<i32> {
+    let mut found = None;
+    for (seat, hash) in hashes {
+        if let Some(hash) = hash {
+            let equal: bool = hash.ct_eq(token_hash).into();
+            if equal && found.is_none() {
+                found = Some(*seat);
+            }
+        }
     }
+    found
 }
 
-struct PgStore {
-    pool: PgPool,
+/// Rewrites an RFC 3339 time as UTC with microseconds, the form kept in `games.created_at`:
+/// its text order is its time order.
+fn normalize_created_at(created_at: &str) -> Result<String, StoreError> {
+    chrono::DateTime::parse_from_rfc3339(created_at)
+        .map(|t| {
+            t.with_timezone(&chrono::Utc)
+                .to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
+        })
+        .map_err(|e| {
+            StoreError::Internal(format!("created_at {created_at:?} is not RFC 3339: {e}"))
+        })
 }
 
-#[async_trait]
-impl EventStore for PgStore {
-    async fn ping(&self) -> Result<(), StoreError> {
-        sqlx::query("SELECT 1").execute(&self.pool).await?;
-        Ok(())
+/// The seal of new events after `head`, as the store needs it.
+fn seal(
+    server_seed: &[u8; 32],
+    head: [u8; 32],
+    first_seq: i64,
+    events: Vec<NewEvent>,
+) -> Result<(Vec<Entry>, [u8; 32]), StoreError> {
+    chain::seal(server_seed, head, first_seq, events)
+        .map_err(|e| StoreError::Internal(e.to_string()))
+}
+
+/// The raw salt and hash of an entry, as the `events` table holds them.
+fn entry_bytes(entry: &Entry) -> Result<(Vec<u8>, Vec<u8>), StoreError> {
+    let decode = |text: &str| {
+        hex::decode(text).map_err(|e| StoreError::Internal(format!("entry {}: {e}", entry.seq)))
+    };
+    Ok((decode(&entry.salt)?, decode(&entry.hash)?))
+}
+
+/// Rows as both backends return them; the column types decode the same way on each.
+mod rows {
+    use serde_json::Value;
+    use sqlx::types::Json;
+    use uuid::Uuid;
+
+    use super::{Entry, GameRecord, LobbyGame, StoreError, StoredResponse};
+
+    pub fn bytes32(bytes: Vec<u8>, what: &str) -> Result<[u8; 32], StoreError> {
+        bytes
+            .try_into()
+            .map_err(|b: Vec<u8>| StoreError::Corrupt(format!("{what} has {} bytes", b.len())))
+    }
+
+    #[derive(sqlx::FromRow)]
+    pub struct GameRow {
+        id: Uuid,
+        created_at: String,
+        status: String,
+        version: i64,
+        seats: i32,
+        holes: i32,
+        players: i32,
+        rules: Json<Value>,
+        commitment: String,
+        server_seed: Vec<u8>,
+        host_token_hash: Vec<u8>,
+        private: bool,
+        stacked: bool,
+        decks: Option<Json<Value>>,
+        projection: Json<Value>,
+        head_hash: Vec<u8>,
+    }
+
+    impl TryFrom<GameRow> for GameRecord {
+        type Error = StoreError;
+
+        fn try_from(row: GameRow) -> Result<Self, StoreError> {
+            Ok(GameRecord {
+                id: row.id,
+                created_at: row.created_at,
+                status: row.status,
+                version: row.version,
+                seats: row.seats,
+                holes: row.holes,
+                players: row.players,
+                rules: row.rules.0,
+                commitment: row.commitment,
+                server_seed: bytes32(row.server_seed, "server_seed")?,
+                host_token_hash: bytes32(row.host_token_hash, "host_token_hash")?,
+                private: row.private,
+                stacked: row.stacked,
+                decks: row.decks.map(|d| d.0),
+                projection: row.projection.0,
+                head_hash: bytes32(row.head_hash, "head_hash")?,
+            })
+        }
+    }
+
+    /// The part of a game row an append reads (and locks) first.
+    #[derive(sqlx::FromRow)]
+    pub struct HeadRow {
+        version: i64,
+        status: String,
+        server_seed: Vec<u8>,
+        head_hash: Vec<u8>,
+    }
+
+    /// Where an append continues the log.
+    pub struct Head {
+        pub version: i64,
+        pub server_seed: [u8; 32],
+        pub hash: [u8; 32],
+    }
+
+    impl HeadRow {
+        /// The head of a game that exists, is not cancelled and is at `expected_version`.
+        pub fn check(row: Option<HeadRow>, expected_version: i64) -> Result<Head, StoreError> {
+            let row = row.ok_or(StoreError::NotFound)?;
+            if row.status == "cancelled" {
+                return Err(StoreError::NotFound);
+            }
+            if row.version != expected_version {
+                return Err(StoreError::Conflict);
+            }
+            Ok(Head {
+                version: row.version,
+                server_seed: bytes32(row.server_seed, "server_seed")?,
+                hash: bytes32(row.head_hash, "head_hash")?,
+            })
+        }
+    }
+
+    #[derive(sqlx::FromRow)]
+    pub struct EntryRow {
+        seq: i64,
+        at: String,
+        #[sqlx(rename = "type")]
+        kind: String,
+        data: Json<Value>,
+        salt: Vec<u8>,
+        hash: Vec<u8>,
+    }
+
+    impl TryFrom<EntryRow> for Entry {
+        type Error = StoreError;
+
+        fn try_from(row: EntryRow) -> Result<Self, StoreError> {
+            if row.salt.len() != 16 {
+                return Err(StoreError::Corrupt(format!("salt of seq {}", row.seq)));
+            }
+            Ok(Entry {
+                seq: row.seq,
+                at: row.at,
+                kind: row.kind,
+                data: row.data.0,
+                salt: hex::encode(row.salt),
+                hash: hex::encode(bytes32(row.hash, "hash")?),
+            })
+        }
+    }
+
+    #[derive(sqlx::FromRow)]
+    pub struct LobbyRow {
+        id: Uuid,
+        created_at: String,
+        version: i64,
+        seats: i32,
+        players: i32,
+        projection: Json<Value>,
+    }
+
+    impl From<LobbyRow> for LobbyGame {
+        fn from(row: LobbyRow) -> Self {
+            LobbyGame {
+                id: row.id,
+                created_at: row.created_at,
+                version: row.version,
+                seats: row.seats,
+                players: row.players,
+                projection: row.projection.0,
+            }
+        }
+    }
+
+    #[derive(sqlx::FromRow)]
+    pub struct ResponseRow {
+        fingerprint: String,
+        status: i32,
+        body: Json<Value>,
+    }
+
+    impl TryFrom<ResponseRow> for StoredResponse {
+        type Error = StoreError;
+
+        fn try_from(row: ResponseRow) -> Result<Self, StoreError> {
+            Ok(StoredResponse {
+                fingerprint: row.fingerprint,
+                status: u16::try_from(row.status)
+                    .map_err(|_| StoreError::Corrupt(format!("status {}", row.status)))?,
+                body: row.body.0,
+            })
+        }
+    }
+
+    #[derive(sqlx::FromRow)]
+    pub struct SeatRow {
+        seat: i32,
+        token_hash: Option<Vec<u8>>,
+    }
+
+    impl TryFrom<SeatRow> for (i32, Option<[u8; 32]>) {
+        type Error = StoreError;
+
+        fn try_from(row: SeatRow) -> Result<Self, StoreError> {
+            let hash = row
+                .token_hash
+                .map(|h| bytes32(h, "token_hash"))
+                .transpose()?;
+            Ok((row.seat, hash))
+        }
+    }
+
+    /// Converts every row, stopping at the first that does not convert.
+    pub fn convert<R, T>(rows: Vec<R>) -> Result<Vec<T>, StoreError>
+    where
+        T: TryFrom<R, Error = StoreError>,
+    {
+        rows.into_iter().map(T::try_from).collect()
     }
 }

@@ -1,0 +1,110 @@
+//! The store's error type and the one place that classifies database errors.
+
+/// What can go wrong in a store call. Database errors never panic: they end up here.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The game does not exist (or was cancelled).
+    #[error("not found")]
+    NotFound,
+    /// Another writer got there first: the expected version is stale, a seq or seat is already
+    /// taken, or an idempotency key is already recorded. Reload and retry, or replay.
+    #[error("conflict with a concurrent write")]
+    Conflict,
+    /// The game cannot be cancelled because it is no longer waiting for players.
+    #[error("the game is not waiting for players")]
+    NotWaiting,
+    /// The database cannot be reached, or is too busy to answer in time (HTTP 503).
+    #[error("database unavailable: {0}")]
+    Unavailable(String),
+    /// Stored data does not have the shape the store wrote (a wrong hash length, bad JSON, ...).
+    #[error("corrupt data: {0}")]
+    Corrupt(String),
+    /// A bug or a misconfiguration (bad URL, failed migration, invalid argument).
+    #[error("internal store error: {0}")]
+    Internal(String),
+}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(err: sqlx::Error) -> Self {
+        use sqlx::Error as E;
+        match err {
+            E::Database(db) => {
+                let code = db.code().map(|c| c.into_owned()).unwrap_or_default();
+                let is_sqlite = db.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some();
+                let class = if is_sqlite {
+                    sqlite_class(code.parse().unwrap_or_default())
+                } else {
+                    postgres_class(&code)
+                };
+                match class {
+                    Class::Conflict => StoreError::Conflict,
+                    Class::Unavailable => StoreError::Unavailable(db.to_string()),
+                    Class::Other => StoreError::Internal(format!("database error {code}: {db}")),
+                }
+            }
+            E::PoolTimedOut
+            | E::PoolClosed
+            | E::WorkerCrashed
+            | E::Io(_)
+            | E::Tls(_)
+            | E::Protocol(_)
+            | E::BeginFailed => StoreError::Unavailable(err.to_string()),
+            E::RowNotFound
+            | E::ColumnDecode { .. }
+            | E::Decode(_)
+            | E::ColumnNotFound(_)
+            | E::ColumnIndexOutOfBounds { .. }
+            | E::TypeNotFound { .. } => StoreError::Corrupt(err.to_string()),
+            E::Migrate(migrate) => match *migrate {
+                sqlx::migrate::MigrateError::Execute(inner) => match StoreError::from(inner) {
+                    StoreError::Unavailable(reason) => StoreError::Unavailable(reason),
+                    other => StoreError::Internal(format!("migration failed: {other}")),
+                },
+                other => StoreError::Internal(format!("migration failed: {other}")),
+            },
+            other => StoreError::Internal(other.to_string()),
+        }
+    }
+}
+
+/// What a database's own error code means to a caller.
+enum Class {
+    /// A concurrent write won: reload and retry.
+    Conflict,
+    /// The database cannot serve now: try later.
+    Unavailable,
+    Other,
+}
+
+/// Classifies a PostgreSQL SQLSTATE.
+fn postgres_class(sqlstate: &str) -> Class {
+    match sqlstate {
+        // unique_violation (a seq, seat, game id or idempotency key already taken),
+        // serialization_failure, deadlock_detected
+        "23505" | "40001" | "40P01" => Class::Conflict,
+        // too_many_connections; invalid_catalog_name (the database was dropped under us)
+        "53300" | "3D000" => Class::Unavailable,
+        // class 08: connection exception; class 57: operator intervention (admin_shutdown is what
+        // a backend ended by pg_terminate_backend or a restart sends)
+        s if s.starts_with("08") || s.starts_with("57") => Class::Unavailable,
+        _ => Class::Other,
+    }
+}
+
+/// Classifies a SQLite extended result code.
+fn sqlite_class(code: i32) -> Class {
+    const CONSTRAINT_PRIMARYKEY: i32 = 1555;
+    const CONSTRAINT_UNIQUE: i32 = 2067;
+    match (code, code & 0xff) {
+        (CONSTRAINT_PRIMARYKEY | CONSTRAINT_UNIQUE, _) => Class::Conflict,
+        // BUSY, LOCKED (still busy after busy_timeout), IOERR, FULL, CANTOPEN
+        (_, 5 | 6 | 10 | 13 | 14) => Class::Unavailable,
+        _ => Class::Other,
+    }
+}
+
+impl From<sqlx::migrate::MigrateError> for StoreError {
+    fn from(err: sqlx::migrate::MigrateError) -> Self {
+        StoreError::from(sqlx::Error::Migrate(Box::new(err)))
+    }
+}
