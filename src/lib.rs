@@ -5,13 +5,18 @@
 //! - [`config`]: typed settings from environment variables.
 //! - [`telemetry`]: the log subscriber and the redacting request span.
 //! - [`metrics`]: Prometheus counters and histograms.
+//! - [`engine`]: the rules of six-card Golf: pure, deterministic `decide` and `apply`, views,
+//!   bots.
+//! - [`simulate`]: bot games played in-process, for strategy studies and as the engine benchmark.
 //! - [`store`]: the event store, PostgreSQL or embedded SQLite, and its migrations.
 //! - [`api`]: HTTP handlers, problem errors and the OpenAPI document.
 //! - [`startup`]: wires the above into a running server.
 
 pub mod api;
 pub mod config;
+pub mod engine;
 pub mod metrics;
+pub mod simulate;
 pub mod startup;
 pub mod store;
 pub mod telemetry;

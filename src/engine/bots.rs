@@ -1,0 +1,148 @@
+//! Bot strategies: [`BotKind`] and [`choose`], which picks a move from an [`Observation`] only
+//! (a bot never sees a face-down card, the stock or another seat's draw).
+
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::cards::{Card, Position};
+use super::game::{FlipRule, Move, Source, Stage};
+use super::score::{card_points, column_score};
+use super::view::Observation;
+
+/// A bot's strategy.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BotKind {
+    /// Uniform over the legal moves.
+    Random,
+    /// One-ply greedy on the expected score of its own grid.
+    Greedy,
+}
+
+impl BotKind {
+    /// The strategy's name in JSON (`"random"`, `"greedy"`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            BotKind::Random => "random",
+            BotKind::Greedy => "greedy",
+        }
+    }
+}
+
+impl std::str::FromStr for BotKind {
+    type Err = String;
+
+    /// Parses `"random"` or `"greedy"`.
+    fn from_str(s: &str) -> Result<BotKind, String> {
+        match s {
+            "random" => Ok(BotKind::Random),
+            "greedy" => Ok(BotKind::Greedy),
+            other => Err(format!("unknown bot {other:?}: random or greedy")),
+        }
+    }
+}
+
+/// The move a bot of `kind` makes, seeing `obs`. Always one of `obs.legal` when that is not
+/// empty (`pass` otherwise: callers only ask a seat that may move).
+pub fn choose(kind: BotKind, obs: &Observation, rng: &mut impl Rng) -> Move {
+    let legal = &obs.legal;
+    let wanted = match kind {
+        BotKind::Random => None,
+        BotKind::Greedy => Some(greedy(obs)),
+    };
+    match wanted {
+        Some(mv) if legal.contains(&mv) => mv,
+        _ if legal.is_empty() => Move::Pass,
+        _ => legal[rng.random_range(0..legal.len())],
+    }
+}
+
+/// Expected points of a face-down card, in tenths (the deck's mean is 71/13 ≈ 5.5).
+const UNKNOWN: i32 = 55;
+
+/// Take the discard top when it lowers the expected grid score by at least this (tenths).
+const TAKE_DISCARD_GAIN: i32 = 25;
+
+/// Decline an optional flip that would end the hole while the grid scores more than this (tenths).
+const HIGH_GRID: i32 = 150;
+
+/// Expected score of a column, in tenths.
+fn column_estimate(top: Option<Card>, bottom: Option<Card>) -> i32 {
+    match (top, bottom) {
+        (Some(a), Some(b)) => 10 * column_score(a, b),
+        (Some(a), None) | (None, Some(a)) => 10 * card_points(a) + UNKNOWN,
+        (None, None) => 2 * UNKNOWN,
+    }
+}
+
+/// Expected score of a grid, in tenths.
+fn grid_estimate(grid: &[Option<Card>; 6]) -> i32 {
+    (0..3).map(|c| column_estimate(grid[c], grid[c + 3])).sum()
+}
+
+/// Where `card` lowers the expected score most, and the expected score it leaves: only the
+/// column of each candidate position changes.
+fn best_placement(grid: &[Option<Card>; 6], card: Card) -> (Position, i32) {
+    let columns: [i32; 3] = std::array::from_fn(|c| column_estimate(grid[c], grid[c + 3]));
+    let base: i32 = columns.iter().sum();
+    let mut best = (Position::ALL[0], i32::MAX);
+    for position in Position::ALL {
+        let column = position.index() % 3;
+        let placed = if position.index() < 3 {
+            column_estimate(Some(card), grid[column + 3])
+        } else {
+            column_estimate(grid[column], Some(card))
+        };
+        let estimate = base - columns[column] + placed;
+        if estimate < best.1 {
+            best = (position, estimate);
+        }
+    }
+    best
+}
+
+fn greedy(obs: &Observation) -> Move {
+    let grid = &obs.grid;
+    let face_down = || {
+        Position::ALL
+            .into_iter()
+            .filter(|p| grid[p.index()].is_none())
+    };
+    match obs.stage {
+        Some(Stage::Reveal) => Move::Reveal {
+            positions: [Position::ALL[0], Position::ALL[4]],
+        },
+        Some(Stage::Draw) => {
+            let take = obs.discard_top.is_some_and(|top| {
+                grid_estimate(grid) - best_placement(grid, top).1 >= TAKE_DISCARD_GAIN
+            });
+            let source = if take { Source::Discard } else { Source::Stock };
+            Move::Draw { source }
+        }
+        Some(Stage::Place) => match obs.drawn {
+            Some((source, card)) => {
+                let (position, estimate) = best_placement(grid, card);
+                if source == Source::Discard || estimate < grid_estimate(grid) {
+                    Move::Swap { position }
+                } else {
+                    Move::Discard
+                }
+            }
+            None => Move::Discard,
+        },
+        Some(Stage::Flip) => {
+            let last_one = face_down().count() == 1;
+            match face_down().next() {
+                Some(position)
+                    if obs.rules.flip_after_discard == FlipRule::Always
+                        || !(last_one && grid_estimate(grid) > HIGH_GRID) =>
+                {
+                    Move::Flip { position }
+                }
+                _ => Move::Pass,
+            }
+        }
+        Some(Stage::HoleOver) | None => Move::Pass,
+    }
+}

@@ -1,0 +1,237 @@
+//! What a given viewer may see: the [`View`] of API.md, the redaction of log events
+//! ([`redact_event`]) and the bots' [`Observation`]. This is the only place that hides cards:
+//! face-down cards (the owner's too), the stock, another seat's stock draw and, until the game
+//! ends, the dealt and reshuffled orders.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::bots::BotKind;
+use super::cards::Card;
+use super::game::{
+    Event, HoleResult, Move, MoveList, Rules, Seat, Source, Stage, State, Status, Timestamp,
+    legal_move_list,
+};
+
+/// Who is looking.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Viewer {
+    /// Anyone: sees only public cards.
+    Spectator,
+    /// The player of this seat: also sees the card they drew from the stock.
+    Seat(Seat),
+}
+
+/// A game as one viewer sees it (API.md "Views").
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, ToSchema)]
+pub struct View {
+    /// The game's id.
+    pub id: Uuid,
+    /// The `seq` of the last log entry.
+    pub version: u64,
+    /// `waiting`, `playing` or `finished`.
+    pub status: Status,
+    /// Whether explicit decks were given at creation.
+    pub stacked: bool,
+    /// `hex(SHA-256(server_seed))`.
+    pub commitment: String,
+    /// The rule options.
+    pub rules: Rules,
+    /// Number of seats.
+    pub seats: u8,
+    /// Number of holes.
+    pub holes: u8,
+    /// The current hole, from 1 (null while waiting).
+    pub hole: Option<u8>,
+    /// The dealer of the current hole (null while waiting).
+    pub dealer: Option<Seat>,
+    /// Who is to play (null during the reveal, between holes and once finished).
+    pub current_seat: Option<Seat>,
+    /// The stage of the current hole (null while waiting).
+    pub stage: Option<Stage>,
+    /// The top of the discard pile.
+    pub discard_top: Option<Card>,
+    /// Cards in the discard pile.
+    pub discard_count: u32,
+    /// Cards in the stock.
+    pub stock_count: u32,
+    /// The seats taken, in seat order.
+    pub players: Vec<PlayerView>,
+    /// The card drawn and not yet placed.
+    pub drawn: Option<DrawnView>,
+    /// The last finished hole.
+    pub last_hole: Option<HoleResult>,
+    /// When `current_seat` got the turn.
+    pub turn_started_at: Option<Timestamp>,
+    /// The winning seats, once finished.
+    pub winners: Option<Vec<Seat>>,
+    /// The viewer's seat (own view only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub you: Option<Seat>,
+    /// The moves the viewer may make now (own view only; empty when it may not move).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub legal_moves: Option<Vec<Move>>,
+}
+
+/// One seat as a viewer sees it.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, ToSchema)]
+pub struct PlayerView {
+    /// The seat.
+    pub seat: Seat,
+    /// The name.
+    pub name: String,
+    /// The strategy, for a bot.
+    pub bot: Option<BotKind>,
+    /// The client seed (public).
+    pub client_seed: String,
+    /// Six entries, row-major: the card when face up, null when face down.
+    #[schema(value_type = Vec<Option<Card>>)]
+    pub grid: [Option<Card>; 6],
+    /// Cards face up now.
+    pub revealed_count: u8,
+    /// The score of each finished hole.
+    pub hole_scores: Vec<i32>,
+    /// The sum of `hole_scores`.
+    pub total: i32,
+}
+
+/// The card drawn and not yet placed, as a viewer sees it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, ToSchema)]
+pub struct DrawnView {
+    /// Who drew.
+    pub seat: Seat,
+    /// Where from.
+    pub source: Source,
+    /// The card: null for everyone but the drawer when it came from the stock.
+    pub card: Option<Card>,
+}
+
+/// Whether `viewer` is `seat`.
+fn is_seat(viewer: Viewer, seat: Seat) -> bool {
+    viewer == Viewer::Seat(seat)
+}
+
+/// The view of `state` for `viewer`. A seat viewer's view adds `you` and `legal_moves`.
+pub fn view(state: &State, viewer: Viewer) -> View {
+    let started = state.stage.is_some();
+    let players = state
+        .players
+        .iter()
+        .enumerate()
+        .map(|(seat, p)| PlayerView {
+            seat: seat as Seat,
+            name: p.name.as_str().to_owned(),
+            bot: p.bot,
+            client_seed: p.client_seed.as_str().to_owned(),
+            grid: std::array::from_fn(|i| (started && p.face_up[i]).then_some(p.grid[i])),
+            revealed_count: if started { p.face_up_count() as u8 } else { 0 },
+            hole_scores: p.hole_scores.clone(),
+            total: p.total,
+        })
+        .collect();
+    let drawn = state.drawn.map(|d| DrawnView {
+        seat: d.seat,
+        source: d.source,
+        card: (d.source == Source::Discard || is_seat(viewer, d.seat)).then_some(d.card),
+    });
+    let you = match viewer {
+        Viewer::Seat(seat) if usize::from(seat) < state.players.len() => Some(seat),
+        _ => None,
+    };
+    View {
+        id: state.game_id.unwrap_or_default(),
+        version: state.version,
+        status: state.status,
+        stacked: state.stacked,
+        commitment: state.commitment.clone(),
+        rules: state.rules,
+        seats: state.seats,
+        holes: state.holes,
+        hole: started.then_some(state.hole),
+        dealer: started.then_some(state.dealer),
+        current_seat: state.current_seat,
+        stage: state.stage,
+        discard_top: state.discard.last().copied(),
+        discard_count: state.discard.len() as u32,
+        stock_count: state.stock.len() as u32,
+        players,
+        drawn,
+        last_hole: state.last_hole.clone(),
+        turn_started_at: state.turn_started_at,
+        winners: state.winners.clone(),
+        you,
+        legal_moves: you.map(|seat| legal_move_list(state, seat).to_vec()),
+    }
+}
+
+/// The event as `viewer` may see it while the game runs: `None` when nothing in it must be
+/// hidden from this viewer (send the event as it is), else its `{"type", "data"}` JSON with the
+/// hidden fields set to `null`: `hole_dealt.deck`, `stock_reshuffled.order`, and the `card` of
+/// another seat's `card_drawn` from the stock. Once `game_finished`, nothing is hidden.
+pub fn redact_event(event: &Event, viewer: Viewer, game_finished: bool) -> Option<Value> {
+    if game_finished {
+        return None;
+    }
+    let hidden = match event {
+        Event::HoleDealt { .. } => "deck",
+        Event::StockReshuffled { .. } => "order",
+        Event::CardDrawn {
+            seat,
+            source: Source::Stock,
+            ..
+        } if !is_seat(viewer, *seat) => "card",
+        _ => return None,
+    };
+    let mut json = serde_json::to_value(event).ok()?;
+    if let Some(field) = json.get_mut("data").and_then(|data| data.get_mut(hidden)) {
+        *field = Value::Null;
+    }
+    Some(json)
+}
+
+/// What one seat may see, for a bot to choose a move: small, `Copy`, built without allocation.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Observation {
+    /// The bot's seat.
+    pub seat: Seat,
+    /// Number of seats.
+    pub seats: u8,
+    /// The rule options.
+    pub rules: Rules,
+    /// The stage of the hole.
+    pub stage: Option<Stage>,
+    /// The bot's own grid: the card when face up, `None` when face down.
+    pub grid: [Option<Card>; 6],
+    /// The top of the discard pile.
+    pub discard_top: Option<Card>,
+    /// The card the bot drew and has not yet placed.
+    pub drawn: Option<(Source, Card)>,
+    /// The moves the bot may make now.
+    pub legal: MoveList,
+}
+
+/// What `seat` may see of `state`.
+pub fn observe(state: &State, seat: Seat) -> Observation {
+    let grid = state
+        .players
+        .get(usize::from(seat))
+        .filter(|_| state.stage.is_some())
+        .map_or([None; 6], |p| {
+            std::array::from_fn(|i| p.face_up[i].then_some(p.grid[i]))
+        });
+    Observation {
+        seat,
+        seats: state.seats,
+        rules: state.rules,
+        stage: state.stage,
+        grid,
+        discard_top: state.discard.last().copied(),
+        drawn: state
+            .drawn
+            .filter(|d| d.seat == seat)
+            .map(|d| (d.source, d.card)),
+        legal: legal_move_list(state, seat),
+    }
+}

@@ -1,0 +1,267 @@
+//! The bot-game simulator: plays many games between bots through the engine's own
+//! `decide`/`apply` (no fast path) and reports speed, turns per hole and each seat's results.
+//! Deterministic for a given seed, apart from the measured speed.
+
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use uuid::Uuid;
+
+use crate::engine::{
+    BotKind, ClientSeed, Command, EndReason, Event, Move, PlayerName, RuleError, Rules, RulesInput,
+    Seat, Secrets, Stage, State, Timestamp, apply, check_game_size, choose, decide, observe,
+    shuffle,
+};
+
+/// What to simulate.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct SimulateOptions {
+    /// Number of games.
+    pub games: u64,
+    /// Seats per game, 2 to 4.
+    pub seats: u8,
+    /// Holes per game, 1 to 18.
+    pub holes: u8,
+    /// The bots of seats 0, 1, ...; a shorter list cycles (`greedy,random` on 4 seats is
+    /// greedy, random, greedy, random).
+    pub bots: Vec<BotKind>,
+    /// The rule options (defaults as for a created game).
+    pub rules: RulesInput,
+    /// The master seed: game `i`'s server seed is `SHA-256("golf-simulate" ‖ u64be(seed) ‖ u64be(i))`.
+    pub seed: u64,
+}
+
+/// One seat's results over all games.
+#[derive(Clone, PartialEq, Debug, Serialize)]
+pub struct SeatReport {
+    /// The seat.
+    pub seat: Seat,
+    /// Its bot.
+    pub bot: BotKind,
+    /// Mean final total.
+    pub mean_total: f64,
+    /// Share of the wins (a shared win counts 1/k for each of k winners).
+    pub win_share: f64,
+}
+
+/// The results of a simulation.
+#[derive(Clone, PartialEq, Debug, Serialize)]
+pub struct SimulationReport {
+    /// Games played.
+    pub games: u64,
+    /// Seats per game.
+    pub seats: u8,
+    /// Holes per game.
+    pub holes: u8,
+    /// The master seed.
+    pub seed: u64,
+    /// The resolved rules.
+    pub rules: Rules,
+    /// Wall-clock time of the simulation, in seconds.
+    pub elapsed_secs: f64,
+    /// Games per second.
+    pub games_per_sec: f64,
+    /// Mean number of turns per hole (final turns included).
+    pub mean_turns_per_hole: f64,
+    /// Share of holes that ended at the turn cap.
+    pub turn_cap_share: f64,
+    /// Each seat's results.
+    pub bots: Vec<SeatReport>,
+}
+
+/// What one game left.
+struct GameOutcome {
+    totals: Vec<i32>,
+    winners: Vec<Seat>,
+    turns: u64,
+    capped_holes: u64,
+}
+
+/// Plays `options.games` games and reports. Fails with [`RuleError::InvalidGameOptions`] (or the
+/// size and rule errors of game creation) on invalid options.
+pub fn run(options: &SimulateOptions) -> Result<SimulationReport, RuleError> {
+    let (seats, holes) = check_game_size(i64::from(options.seats), i64::from(options.holes))?;
+    let rules = options.rules.resolve(seats)?;
+    if options.bots.is_empty() {
+        return Err(RuleError::InvalidGameOptions(
+            "bots must name at least one bot".into(),
+        ));
+    }
+    let bots: Vec<BotKind> = options
+        .bots
+        .iter()
+        .copied()
+        .cycle()
+        .take(seats.into())
+        .collect();
+    let mut totals = vec![0i64; seats.into()];
+    let mut wins = vec![0f64; seats.into()];
+    let (mut turns, mut capped) = (0u64, 0u64);
+    let started = Instant::now();
+    for index in 0..options.games {
+        let outcome = play_game(options.seed, index, seats, holes, rules, &bots)?;
+        for (sum, total) in totals.iter_mut().zip(&outcome.totals) {
+            *sum += i64::from(*total);
+        }
+        for &winner in &outcome.winners {
+            wins[usize::from(winner)] += 1.0 / outcome.winners.len() as f64;
+        }
+        turns += outcome.turns;
+        capped += outcome.capped_holes;
+    }
+    let elapsed_secs = started.elapsed().as_secs_f64();
+    let games = options.games as f64;
+    let hole_count = games * f64::from(holes);
+    let per = |x: f64, n: f64| if n > 0.0 { x / n } else { 0.0 };
+    Ok(SimulationReport {
+        games: options.games,
+        seats,
+        holes,
+        seed: options.seed,
+        rules,
+        elapsed_secs,
+        games_per_sec: per(games, elapsed_secs),
+        mean_turns_per_hole: per(turns as f64, hole_count),
+        turn_cap_share: per(capped as f64, hole_count),
+        bots: bots
+            .iter()
+            .enumerate()
+            .map(|(seat, &bot)| SeatReport {
+                seat: seat as Seat,
+                bot,
+                mean_total: per(totals[seat] as f64, games),
+                win_share: per(wins[seat], games),
+            })
+            .collect(),
+    })
+}
+
+/// Plays game `index`: create, seat the bots, then let the seat to move choose until the end.
+fn play_game(
+    master_seed: u64,
+    index: u64,
+    seats: u8,
+    holes: u8,
+    rules: Rules,
+    bots: &[BotKind],
+) -> Result<GameOutcome, RuleError> {
+    let server_seed: [u8; 32] = Sha256::new()
+        .chain_update(b"golf-simulate")
+        .chain_update(master_seed.to_be_bytes())
+        .chain_update(index.to_be_bytes())
+        .finalize()
+        .into();
+    let secrets = Secrets {
+        server_seed,
+        decks: Vec::new(),
+    };
+    let mut rng_seed = [0u8; 8];
+    rng_seed.copy_from_slice(&server_seed[..8]);
+    let mut rng = SmallRng::seed_from_u64(u64::from_be_bytes(rng_seed));
+    let at = Timestamp::default();
+    let mut state = State::default();
+    let run = |state: &mut State, command: &Command| -> Result<Vec<Event>, RuleError> {
+        let events = decide(state, command, &secrets)?;
+        for event in &events {
+            apply(state, event, at);
+        }
+        Ok(events)
+    };
+    run(
+        &mut state,
+        &Command::Create {
+            game_id: Uuid::from_u64_pair(master_seed, index),
+            seats,
+            holes,
+            rules,
+            commitment: shuffle::commitment(&server_seed),
+            stacked: false,
+        },
+    )?;
+    for (seat, &bot) in bots.iter().enumerate() {
+        let command = Command::Join {
+            name: PlayerName::parse(&format!("{} {seat}", bot.name()))?,
+            bot: Some(bot),
+            client_seed: ClientSeed::default(),
+        };
+        run(&mut state, &command)?;
+    }
+    let (mut turns, mut capped_holes) = (0, 0);
+    while let Some(seat) = seat_to_move(&state) {
+        let mv = choose(bots[usize::from(seat)], &observe(&state, seat), &mut rng);
+        turns += u64::from(matches!(mv, Move::Draw { .. }));
+        let events = run(&mut state, &Command::Play { seat, mv })?;
+        capped_holes += events
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e,
+                    Event::HoleEnded {
+                        reason: EndReason::TurnCap,
+                        ..
+                    }
+                )
+            })
+            .count() as u64;
+    }
+    Ok(GameOutcome {
+        totals: state.players.iter().map(|p| p.total).collect(),
+        winners: state.winners.unwrap_or_default(),
+        turns,
+        capped_holes,
+    })
+}
+
+/// The seat to move: the current seat, or during the reveal the first seat that has not revealed;
+/// `None` once finished.
+fn seat_to_move(state: &State) -> Option<Seat> {
+    match state.stage {
+        Some(Stage::Reveal) => state
+            .players
+            .iter()
+            .position(|p| !p.revealed)
+            .map(|seat| seat as Seat),
+        _ => state.current_seat,
+    }
+}
+
+impl SimulationReport {
+    /// The report for people: speed, turns per hole and a table of seats.
+    pub fn render_text(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{} games ({} seats, {} holes, seed {}) in {:.3} s: {:.0} games/s",
+            self.games, self.seats, self.holes, self.seed, self.elapsed_secs, self.games_per_sec
+        );
+        let _ = writeln!(
+            out,
+            "rules: final_turns={}, flip_after_discard={}, max_turns_per_hole={}",
+            self.rules.final_turns,
+            self.rules.flip_after_discard.name(),
+            self.rules.max_turns_per_hole
+        );
+        let _ = writeln!(
+            out,
+            "mean turns per hole: {:.2} (turn cap reached in {:.2}% of holes)",
+            self.mean_turns_per_hole,
+            100.0 * self.turn_cap_share
+        );
+        let _ = writeln!(out, "seat  bot     mean total  win share");
+        for seat in &self.bots {
+            let _ = writeln!(
+                out,
+                "{:<4}  {:<6}  {:>10.2}  {:>8.1}%",
+                seat.seat,
+                seat.bot.name(),
+                seat.mean_total,
+                100.0 * seat.win_share
+            );
+        }
+        out
+    }
+}

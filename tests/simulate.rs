@@ -1,0 +1,55 @@
+//! The bot simulator: bots cycle over the seats, results are deterministic for a seed, greedy
+//! beats random, and invalid options are refused.
+
+use golf_server::engine::{BotKind, RulesInput};
+use golf_server::simulate::{SimulateOptions, run};
+
+fn options(games: u64, seats: u8, bots: Vec<BotKind>) -> SimulateOptions {
+    SimulateOptions {
+        games,
+        seats,
+        holes: 3,
+        bots,
+        rules: RulesInput::default(),
+        seed: 7,
+    }
+}
+
+#[test]
+fn bots_cycle_over_the_seats_and_greedy_beats_random() {
+    let report = run(&options(200, 4, vec![BotKind::Greedy, BotKind::Random])).expect("valid");
+    let bots: Vec<BotKind> = report.bots.iter().map(|s| s.bot).collect();
+    assert_eq!(
+        bots,
+        [
+            BotKind::Greedy,
+            BotKind::Random,
+            BotKind::Greedy,
+            BotKind::Random
+        ]
+    );
+    assert!(report.bots[0].mean_total < report.bots[1].mean_total);
+    assert!(report.bots[2].mean_total < report.bots[3].mean_total);
+    let shares: f64 = report.bots.iter().map(|s| s.win_share).sum();
+    assert!((shares - 1.0).abs() < 1e-9, "win shares sum to 1: {shares}");
+    assert!(report.mean_turns_per_hole > 0.0);
+    assert!(report.render_text().contains("greedy"));
+    let json = serde_json::to_value(&report).expect("json");
+    assert!(json["games_per_sec"].is_number());
+}
+
+#[test]
+fn a_simulation_is_deterministic_for_a_seed() {
+    let a = run(&options(50, 3, vec![BotKind::Random])).expect("valid");
+    let b = run(&options(50, 3, vec![BotKind::Random])).expect("valid");
+    assert_eq!(a.bots, b.bots);
+    assert_eq!(a.mean_turns_per_hole, b.mean_turns_per_hole);
+}
+
+#[test]
+fn invalid_options_are_refused() {
+    let err = run(&options(1, 5, vec![BotKind::Greedy])).expect_err("5 seats");
+    assert_eq!(err.code(), "invalid_game_options");
+    let err = run(&options(1, 2, Vec::new())).expect_err("no bots");
+    assert!(err.to_string().contains("bots"), "{err}");
+}
