@@ -9,6 +9,7 @@
 //!   bots.
 //! - [`simulate`]: bot games played in-process, for strategy studies and as the engine benchmark.
 //! - [`store`]: the event store, PostgreSQL or embedded SQLite, and its migrations.
+//! - [`service`]: the use cases: load, authenticate, decide, run bots, append, answer.
 //! - [`api`]: HTTP handlers, problem errors and the OpenAPI document.
 //! - [`startup`]: wires the above into a running server.
 
@@ -16,6 +17,7 @@ pub mod api;
 pub mod config;
 pub mod engine;
 pub mod metrics;
+pub mod service;
 pub mod simulate;
 pub mod startup;
 pub mod store;

@@ -11,7 +11,7 @@ use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::middleware::Next;
 use actix_web::web::Data;
 use prometheus::{
-    Encoder, HistogramOpts, HistogramVec, IntCounterVec, Opts, Registry, TextEncoder,
+    Encoder, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, Opts, Registry, TextEncoder,
 };
 
 /// The process's metrics.
@@ -45,27 +45,51 @@ impl Metrics {
             &["method", "route"],
         )
         .expect("static metric definition");
-        registry
-            .register(Box::new(requests.clone()))
-            .expect("metric registered once");
-        registry
-            .register(Box::new(latency.clone()))
-            .expect("metric registered once");
-        Metrics {
+        let metrics = Metrics {
             registry,
             requests,
             latency,
+        };
+        metrics.register(metrics.requests.clone());
+        metrics.register(metrics.latency.clone());
+        metrics
+    }
+
+    /// Registers the game counters on this registry.
+    pub fn games(&self) -> GameMetrics {
+        let counter = |name: &str, help: &str| {
+            let counter = IntCounter::new(name, help).expect("static metric definition");
+            self.register(counter.clone());
+            counter
+        };
+        let moves = IntCounterVec::new(
+            Opts::new(
+                "golf_moves_total",
+                "Moves applied, by type (bots' included)",
+            ),
+            &["type"],
+        )
+        .expect("static metric definition");
+        self.register(moves.clone());
+        GameMetrics {
+            games_created: counter("golf_games_created_total", "Games created"),
+            games_started: counter(
+                "golf_games_started_total",
+                "Games whose last seat was taken",
+            ),
+            games_finished: counter("golf_games_finished_total", "Games played to the end"),
+            conflicts: counter(
+                "golf_write_conflicts_total",
+                "Writes that lost a race to another writer and were tried again",
+            ),
+            moves,
         }
     }
 
-    /// Registers a further counter family (the game counters) on this registry.
-    pub fn counter(&self, name: &str, help: &str, labels: &[&str]) -> IntCounterVec {
-        let counter =
-            IntCounterVec::new(Opts::new(name, help), labels).expect("valid metric definition");
+    fn register(&self, collector: impl prometheus::core::Collector + 'static) {
         self.registry
-            .register(Box::new(counter.clone()))
+            .register(Box::new(collector))
             .expect("metric registered once");
-        counter
     }
 
     /// Records one answered request.
@@ -86,6 +110,21 @@ impl Metrics {
             .expect("text encoding into memory cannot fail");
         String::from_utf8(buffer).expect("the text format is UTF-8")
     }
+}
+
+/// Counters of what happens to games.
+#[derive(Clone)]
+pub struct GameMetrics {
+    /// Games created.
+    pub games_created: IntCounter,
+    /// Games whose hole 1 was dealt.
+    pub games_started: IntCounter,
+    /// Games that ended.
+    pub games_finished: IntCounter,
+    /// Moves applied, by type.
+    pub moves: IntCounterVec,
+    /// Writes retried after losing a race.
+    pub conflicts: IntCounter,
 }
 
 impl Default for Metrics {

@@ -1,6 +1,7 @@
 //! Builds the HTTP server: binds its listener, connects the store and wires the middleware.
 
 use std::net::{SocketAddr, TcpListener};
+use std::sync::Arc;
 
 use actix_web::dev::Server;
 use actix_web::http::header::{HeaderName, HeaderValue};
@@ -16,7 +17,8 @@ use utoipa_swagger_ui::SwaggerUi;
 use crate::api;
 use crate::config::Config;
 use crate::metrics::{Metrics, track_requests};
-use crate::store::{self, PoolOptions};
+use crate::service::GameService;
+use crate::store::{self, EventStore, IDEMPOTENCY_TTL, PoolOptions};
 use crate::telemetry::RedactingRootSpan;
 
 /// How long in-flight requests may take to finish after SIGTERM or SIGINT.
@@ -43,8 +45,9 @@ impl Application {
             .with_context(|| format!("cannot listen on GOLF_BIND={}", config.bind))?;
         let address = listener.local_addr()?;
 
-        let state = api::state(store);
         let metrics = Data::new(Metrics::new());
+        spawn_idempotency_purge(store.clone());
+        let state = api::state(GameService::new(store, metrics.games()));
         let spec = api::openapi();
         let server = HttpServer::new(move || {
             let (app, _) = App::new()
@@ -77,6 +80,23 @@ impl Application {
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         self.server.await
     }
+}
+
+/// Deletes expired idempotency records now and then. Every instance runs it; the deletes are
+/// idempotent, so running it on several instances at once is harmless.
+fn spawn_idempotency_purge(store: Arc<dyn EventStore>) {
+    tokio::spawn(async move {
+        let mut interval = tokio::time::interval(IDEMPOTENCY_TTL / 24);
+        loop {
+            interval.tick().await;
+            match store.purge_expired_idempotency().await {
+                Ok(purged) => tracing::debug!(purged, "expired idempotency records deleted"),
+                Err(error) => {
+                    tracing::warn!(%error, "could not delete expired idempotency records")
+                }
+            }
+        }
+    });
 }
 
 /// Every response carries the id its log lines carry, so a client can quote it in a report.

@@ -34,7 +34,7 @@ pub async fn healthz() -> HttpResponse {
 )]
 #[get("/readyz")]
 pub async fn readyz(state: Data<AppState>) -> Result<HttpResponse, ApiError> {
-    state.store.ping().await?;
+    state.service.store().ping().await?;
     Ok(HttpResponse::Ok().json(Health { status: "ready" }))
 }
 

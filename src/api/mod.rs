@@ -1,27 +1,27 @@
 //! The HTTP layer: routes, request and response types, problem errors and the OpenAPI document.
 
+pub mod games;
 pub mod health;
 pub mod problem;
-
-use std::sync::Arc;
 
 use actix_web::http::header;
 use actix_web::web::{self, Data};
 use actix_web::{App, HttpRequest, HttpResponse};
-use utoipa::OpenApi;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
 use utoipa_actix_web::AppExt;
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::api::problem::{ApiError, Problem};
-use crate::store::EventStore;
+use crate::service::GameService;
 
 /// Largest request body accepted; moves and game creation (with 18 stacked decks) fit well below.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// What every handler may reach.
 pub struct AppState {
-    /// Where games live.
-    pub store: Arc<dyn EventStore>,
+    /// The use cases, over the store.
+    pub service: GameService,
 }
 
 /// The parts of the OpenAPI document that are not collected from the handlers.
@@ -33,15 +33,47 @@ pub struct AppState {
         license(name = "MIT OR Apache-2.0")
     ),
     components(schemas(Problem)),
+    modifiers(&BearerAuth),
     tags(
+        (name = "games", description = "Create, join, view and play games"),
+        (name = "log", description = "The hash-chained log of a game, and replays"),
         (name = "operations", description = "Health, readiness and metrics"),
     )
 )]
 pub struct ApiDoc;
 
+/// Declares the bearer scheme that seat and host tokens use.
+struct BearerAuth;
+
+impl Modify for BearerAuth {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some(
+                        "A seat token (from joining) or the host token (from creating a game)",
+                    ))
+                    .build(),
+            ),
+        );
+    }
+}
+
 /// Registers every documented route.
 pub fn routes(config: &mut ServiceConfig) {
     config
+        .service(games::create_game)
+        .service(games::list_games)
+        .service(games::cancel_game)
+        .service(games::join_game)
+        .service(games::public_view)
+        .service(games::own_view)
+        .service(games::make_move)
+        .service(games::list_events)
+        .service(games::replay)
         .service(health::healthz)
         .service(health::readyz)
         .service(health::metrics);
@@ -109,8 +141,8 @@ pub async fn docs_redirect() -> HttpResponse {
 }
 
 /// Shared application data for the app factory.
-pub fn state(store: Arc<dyn EventStore>) -> Data<AppState> {
-    Data::new(AppState { store })
+pub fn state(service: GameService) -> Data<AppState> {
+    Data::new(AppState { service })
 }
 
 /// The OpenAPI document as the pretty JSON committed in `openapi/openapi.json`.

@@ -6,6 +6,7 @@ use actix_web::{HttpResponse, ResponseError};
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use crate::service::ServiceError;
 use crate::store::StoreError;
 
 /// The body of every error response (`application/problem+json`).
@@ -66,6 +67,11 @@ impl ApiError {
             "unavailable",
             "The database is unavailable; try again shortly.",
         )
+    }
+
+    /// The sentence for people.
+    pub fn detail(&self) -> &str {
+        &self.detail
     }
 
     /// The stable code clients match on.
@@ -142,6 +148,39 @@ impl From<StoreError> for ApiError {
                     "The server failed to handle this request.",
                 )
             }
+        }
+    }
+}
+
+impl From<ServiceError> for ApiError {
+    fn from(error: ServiceError) -> Self {
+        let detail = error.to_string();
+        match error {
+            ServiceError::NotFound(_) => ApiError::not_found(detail),
+            ServiceError::Unauthorized(_) => {
+                ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", detail)
+            }
+            ServiceError::Malformed(_) => ApiError::malformed(detail),
+            ServiceError::StaleVersion { .. } => {
+                ApiError::new(StatusCode::PRECONDITION_FAILED, "stale_version", detail)
+            }
+            ServiceError::IdempotencyKeyReused => ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "idempotency_key_reused",
+                detail,
+            ),
+            ServiceError::OutOfRange(_) => {
+                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "out_of_range", detail)
+            }
+            ServiceError::NotWaiting => {
+                ApiError::new(StatusCode::CONFLICT, "game_not_waiting", detail)
+            }
+            ServiceError::Rule(rule) => ApiError::new(
+                StatusCode::from_u16(rule.status()).unwrap_or(StatusCode::UNPROCESSABLE_ENTITY),
+                rule.code(),
+                detail,
+            ),
+            ServiceError::Store(store) => store.into(),
         }
     }
 }

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use golf_server::config::{Config, LogFormat};
 use golf_server::startup::Application;
+use serde_json::{Value, json};
 use sqlx::Connection;
 use sqlx::postgres::PgConnection;
 use uuid::Uuid;
@@ -193,4 +194,206 @@ macro_rules! on_both_backends {
             )*
         }
     };
+}
+
+/// A seat a test holds.
+#[derive(Debug, Clone)]
+pub struct Seat {
+    pub seat: u8,
+    pub token: String,
+}
+
+impl TestApp {
+    /// Sends `method path` with an optional JSON body and bearer token.
+    pub async fn send(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<&Value>,
+        token: Option<&str>,
+    ) -> reqwest::Response {
+        let mut request = self.client.request(method, self.url(path));
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        request.send().await.expect("request reaches the server")
+    }
+
+    /// Creates a game and returns its id and the creation body (with `host_token`).
+    pub async fn create_game(&self, body: Value) -> (String, Value) {
+        let response = self
+            .send(reqwest::Method::POST, "/v1/games", Some(&body), None)
+            .await;
+        assert_eq!(response.status(), 201, "create {body}");
+        let created: Value = response.json().await.unwrap();
+        (created["id"].as_str().unwrap().to_owned(), created)
+    }
+
+    /// Takes a seat as a person.
+    pub async fn join(&self, id: &str, name: &str) -> Seat {
+        let response = self
+            .send(
+                reqwest::Method::POST,
+                &format!("/v1/games/{id}/players"),
+                Some(&json!({"name": name})),
+                None,
+            )
+            .await;
+        assert_eq!(response.status(), 201, "join {name}");
+        let joined: Value = response.json().await.unwrap();
+        Seat {
+            seat: joined["seat"].as_u64().unwrap() as u8,
+            token: joined["token"].as_str().unwrap().to_owned(),
+        }
+    }
+
+    /// The view of the holder of `token` (a spectator's without).
+    pub async fn view(&self, id: &str, token: Option<&str>) -> Value {
+        let path = match token {
+            Some(_) => format!("/v1/games/{id}/view"),
+            None => format!("/v1/games/{id}"),
+        };
+        let response = self.send(reqwest::Method::GET, &path, None, token).await;
+        assert_eq!(response.status(), 200, "{path}");
+        response.json().await.unwrap()
+    }
+
+    /// Sends a move.
+    pub async fn play(&self, id: &str, token: &str, mv: &Value) -> reqwest::Response {
+        self.send(
+            reqwest::Method::POST,
+            &format!("/v1/games/{id}/moves"),
+            Some(mv),
+            Some(token),
+        )
+        .await
+    }
+
+    /// Every log entry, as the holder of `token` sees it.
+    pub async fn events(&self, id: &str, token: Option<&str>, after: i64) -> Vec<Value> {
+        let mut entries = Vec::new();
+        let mut after = after;
+        loop {
+            let path = format!("/v1/games/{id}/events?after={after}&limit=1000");
+            let response = self.send(reqwest::Method::GET, &path, None, token).await;
+            assert_eq!(response.status(), 200, "{path}");
+            let page: Value = response.json().await.unwrap();
+            entries.extend(page["events"].as_array().unwrap().iter().cloned());
+            match page["next_after"].as_i64() {
+                Some(next) => after = next,
+                None => return entries,
+            }
+        }
+    }
+
+    /// The complete state of a game, rebuilt from its stored log with the engine: what the
+    /// server knows, for checking what it must not tell.
+    pub async fn full_state(&self, id: &str) -> golf_server::engine::State {
+        let store = golf_server::store::connect(
+            &self.database.url,
+            &golf_server::store::PoolOptions {
+                max_connections: 1,
+                acquire_timeout: Duration::from_secs(5),
+            },
+        )
+        .await
+        .expect("open the test database");
+        let id: Uuid = id.parse().unwrap();
+        let entries = store.load_events(id, 0, 100_000).await.unwrap();
+        let mut state = golf_server::engine::State::default();
+        for entry in entries {
+            let event = serde_json::from_value(json!({"type": entry.kind, "data": entry.data}))
+                .expect("a stored event");
+            let at = golf_server::engine::Timestamp::parse(&entry.at).unwrap();
+            golf_server::engine::apply(&mut state, &event, at);
+        }
+        state
+    }
+}
+
+/// Scores a grid of six codes as RULES.md says, independently of the engine.
+pub fn score_grid(grid: &[Value]) -> i64 {
+    let rank = |code: &Value| {
+        let code = code.as_str().unwrap();
+        code[..code.len() - 1].to_owned()
+    };
+    let points = |rank: &str| match rank {
+        "A" => 1,
+        "2" => -2,
+        "J" | "Q" => 10,
+        "K" => 0,
+        number => number.parse().unwrap(),
+    };
+    (0..3)
+        .map(|column| {
+            let (top, bottom) = (rank(&grid[column]), rank(&grid[column + 3]));
+            if top == bottom {
+                0
+            } else {
+                points(&top) + points(&bottom)
+            }
+        })
+        .sum()
+}
+
+/// A deterministic permutation of the 52 codes, different for each `n`.
+pub fn stacked_deck(n: u64) -> Vec<String> {
+    let mut deck: Vec<String> = ["S", "H", "D", "C"]
+        .iter()
+        .flat_map(|suit| {
+            [
+                "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K",
+            ]
+            .iter()
+            .map(move |rank| format!("{rank}{suit}"))
+        })
+        .collect();
+    let mut state = n
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    for i in (1..deck.len()).rev() {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let j = (state >> 33) as usize % (i + 1);
+        deck.swap(i, j);
+    }
+    deck
+}
+
+/// A simple player: reveals, draws (now and then from the discard pile), fills face-down
+/// positions, sometimes discards, and flips or passes: a hole ends within a few turns.
+pub fn pick_move(view: &Value, turn: usize) -> Option<Value> {
+    let legal = view["legal_moves"].as_array()?;
+    if legal.is_empty() {
+        return None;
+    }
+    let of_type = |kind: &'static str| legal.iter().filter(move |m| m["type"] == kind);
+    if let Some(reveal) = of_type("reveal").nth(turn % 15) {
+        return Some(reveal.clone());
+    }
+    if of_type("draw").next().is_some() {
+        let source = if turn % 5 == 4 { "discard" } else { "stock" };
+        return Some(json!({"type": "draw", "source": source}));
+    }
+    if of_type("flip").next().is_some() {
+        if turn.is_multiple_of(2)
+            && let Some(pass) = of_type("pass").next()
+        {
+            return Some(pass.clone());
+        }
+        return of_type("flip").next().cloned();
+    }
+    let me = view["you"].as_u64()? as usize;
+    let grid = view["players"][me]["grid"].as_array()?;
+    if turn % 3 == 1
+        && let Some(discard) = of_type("discard").next()
+    {
+        return Some(discard.clone());
+    }
+    let face_down = grid.iter().position(Value::is_null).unwrap_or(turn % 6);
+    Some(json!({"type": "swap", "position": face_down}))
 }

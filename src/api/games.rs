@@ -1,0 +1,474 @@
+//! The game resources: create, list, cancel, view, join, move, and read the log.
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::web::{Bytes, Data, Path, Query};
+use actix_web::{HttpRequest, HttpResponse, delete, get, post};
+use serde::Deserialize;
+use serde_json::Value;
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+use crate::api::AppState;
+use crate::api::problem::{ApiError, Problem};
+use crate::engine::{BotKind, MoveRequest, RulesInput, View};
+use crate::service::{
+    CreatedGame, EventsPage, IdempotencyKey, JoinRequest, Joined, LobbyPage, NewGameRequest, Reply,
+};
+
+/// `POST /v1/games`: a new game.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"seats": 2, "holes": 9, "rules": {"final_turns": true}, "private": false}))]
+pub struct CreateGameBody {
+    /// Number of seats, 2 to 4.
+    pub seats: i64,
+    /// Number of holes, 1 to 18 (default 9).
+    #[serde(default = "default_holes")]
+    pub holes: i64,
+    /// Rule options; any left out take their defaults.
+    #[serde(default)]
+    pub rules: RulesInput,
+    /// Keep the game out of the lobby (default false); anyone with its id may still join.
+    #[serde(default)]
+    pub private: bool,
+    /// Explicit deal orders (52 codes each, first card dealt first) for holes 1, 2, ...: the game
+    /// is then marked `stacked`.
+    #[serde(default)]
+    pub decks: Option<Vec<Vec<String>>>,
+}
+
+fn default_holes() -> i64 {
+    9
+}
+
+/// `POST /v1/games/{id}/players`: take a seat.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"name": "Ada", "client_seed": "my own entropy"}))]
+pub struct JoinBody {
+    /// 1 to 40 characters after trimming, no control characters.
+    pub name: String,
+    /// Up to 64 characters of the player's own entropy for the deals (public).
+    #[serde(default)]
+    pub client_seed: Option<String>,
+    /// Seat a bot instead of a person (host token only).
+    #[serde(default)]
+    pub bot: Option<BotKind>,
+}
+
+/// Lobby query.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct LobbyQuery {
+    /// Only `waiting` is listed.
+    pub status: Option<LobbyStatus>,
+    /// Games per page, 1 to 100 (default 20).
+    pub limit: Option<i64>,
+    /// `next_cursor` of the previous page.
+    pub cursor: Option<String>,
+}
+
+/// The statuses the lobby lists.
+#[derive(Debug, Clone, Copy, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LobbyStatus {
+    /// Games with free seats.
+    Waiting,
+}
+
+/// Log paging query.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct EventsQuery {
+    /// Entries with `seq` above this (default 0).
+    pub after: Option<i64>,
+    /// Entries per page, 1 to 1000 (default 100).
+    pub limit: Option<i64>,
+}
+
+/// Create a game. Answers its public view with `commitment`, plus the secret `host_token`.
+#[utoipa::path(
+    tag = "games",
+    request_body = CreateGameBody,
+    params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retried creation return the first answer")),
+    responses(
+        (status = 201, description = "Created; `Location` names the game", body = CreatedGame),
+        (status = 400, description = "The body does not parse", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "The body is too large", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "invalid_game_options, invalid_deck, idempotency_key_reused", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "The database is unreachable", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/v1/games")]
+pub async fn create_game(
+    state: Data<AppState>,
+    request: HttpRequest,
+    body: Bytes,
+) -> Result<HttpResponse, ApiError> {
+    let parsed: CreateGameBody = parse_body(&body)?;
+    let key = idempotency_key(&request, &body)?;
+    let reply = state
+        .service
+        .create(
+            NewGameRequest {
+                seats: parsed.seats,
+                holes: parsed.holes,
+                rules: parsed.rules,
+                private: parsed.private,
+                decks: parsed.decks,
+            },
+            key,
+        )
+        .await?;
+    let id = reply.body["id"].as_str().unwrap_or_default().to_owned();
+    let mut response = json_reply(&reply, Privacy::Secret);
+    if let Ok(location) = HeaderValue::from_str(&format!("/v1/games/{id}")) {
+        response.headers_mut().insert(header::LOCATION, location);
+    }
+    Ok(response)
+}
+
+/// The lobby: public games waiting for players, newest first.
+#[utoipa::path(
+    tag = "games",
+    params(LobbyQuery),
+    responses(
+        (status = 200, description = "One page of the lobby", body = LobbyPage),
+        (status = 400, description = "A parameter does not parse", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "limit out of range", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/v1/games")]
+pub async fn list_games(
+    state: Data<AppState>,
+    query: Query<LobbyQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let page = state
+        .service
+        .lobby(query.limit, query.cursor.as_deref())
+        .await?;
+    Ok(HttpResponse::Ok()
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .json(page))
+}
+
+/// The host cancels a game that is still waiting for players.
+#[utoipa::path(
+    tag = "games",
+    params(("id" = Uuid, Path, description = "The game")),
+    security(("bearer" = [])),
+    responses(
+        (status = 204, description = "Cancelled: the game is gone"),
+        (status = 401, description = "Not the host token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "game_not_waiting", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[delete("/v1/games/{id}")]
+pub async fn cancel_game(
+    state: Data<AppState>,
+    request: HttpRequest,
+    id: Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let token = bearer(&request);
+    state.service.cancel(*id, token.as_deref()).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// Take a seat: a person gets a secret seat token; the host may seat a bot instead.
+#[utoipa::path(
+    tag = "games",
+    params(("id" = Uuid, Path, description = "The game")),
+    request_body = JoinBody,
+    security((), ("bearer" = [])),
+    responses(
+        (status = 201, description = "The seat taken and, for a person, its token", body = Joined),
+        (status = 400, description = "The body does not parse", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "A bad token, or a bot without the host token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "game_full", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "invalid_name, invalid_client_seed", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/v1/games/{id}/players")]
+pub async fn join_game(
+    state: Data<AppState>,
+    request: HttpRequest,
+    id: Path<Uuid>,
+    body: Bytes,
+) -> Result<HttpResponse, ApiError> {
+    let token = bearer(&request);
+    let parsed = parse_body::<JoinBody>(&body).map(|join| JoinRequest {
+        name: join.name,
+        client_seed: join.client_seed,
+        bot: join.bot,
+    });
+    let joined = state
+        .service
+        .join(
+            *id,
+            token.as_deref(),
+            parsed.map_err(|e| e.detail().to_owned()),
+        )
+        .await?;
+    Ok(HttpResponse::Created()
+        .insert_header((header::CACHE_CONTROL, "private, no-store"))
+        .insert_header((header::VARY, "Authorization"))
+        .json(joined))
+}
+
+/// The public (spectator) view of a game.
+#[utoipa::path(
+    tag = "games",
+    params(
+        ("id" = Uuid, Path, description = "The game"),
+        ("If-None-Match" = Option<String>, Header, description = "An ETag from an earlier view: 304 while unchanged"),
+    ),
+    responses(
+        (status = 200, description = "The public view; ETag is its version", body = View),
+        (status = 304, description = "Unchanged since If-None-Match"),
+        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/v1/games/{id}")]
+pub async fn public_view(
+    state: Data<AppState>,
+    request: HttpRequest,
+    id: Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let view = state.service.view(*id, None).await?;
+    Ok(view_response(&request, &view, Privacy::Public))
+}
+
+/// The caller's own view, with `you` and `legal_moves`.
+#[utoipa::path(
+    tag = "games",
+    params(
+        ("id" = Uuid, Path, description = "The game"),
+        ("If-None-Match" = Option<String>, Header, description = "An ETag from an earlier view: 304 while unchanged"),
+    ),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The caller's view; ETag is its version", body = View),
+        (status = 304, description = "Unchanged since If-None-Match"),
+        (status = 401, description = "No seat token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/v1/games/{id}/view")]
+pub async fn own_view(
+    state: Data<AppState>,
+    request: HttpRequest,
+    id: Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let token = bearer(&request);
+    let view = state.service.own_view(*id, token.as_deref()).await?;
+    Ok(view_response(&request, &view, Privacy::Secret))
+}
+
+/// Make a move; bots then play their turns. Answers the caller's view after all of them.
+#[utoipa::path(
+    tag = "games",
+    params(
+        ("id" = Uuid, Path, description = "The game"),
+        ("If-Match" = Option<String>, Header, description = "The ETag of the view the move was chosen from: 412 if the game moved on"),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retried move return the first answer and apply nothing twice"),
+    ),
+    request_body(content = MoveRequest, examples(
+        ("reveal" = (value = json!({"type": "reveal", "positions": [0, 4]}))),
+        ("draw" = (value = json!({"type": "draw", "source": "stock"}))),
+        ("swap" = (value = json!({"type": "swap", "position": 2}))),
+        ("discard" = (value = json!({"type": "discard"}))),
+        ("flip" = (value = json!({"type": "flip", "position": 5}))),
+        ("pass" = (value = json!({"type": "pass"}))),
+    )),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The caller's view after the move and the bot turns it triggered", body = View),
+        (status = 400, description = "The body does not parse", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No seat token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "not_your_turn, wrong_stage, already_revealed, game_not_started, game_finished", body = Problem, content_type = "application/problem+json"),
+        (status = 412, description = "stale_version", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "The body is too large", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "position_out_of_range, duplicate_positions, invalid_reveal, position_already_revealed, must_swap_discard_draw, flip_required, idempotency_key_reused", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/v1/games/{id}/moves")]
+pub async fn make_move(
+    state: Data<AppState>,
+    request: HttpRequest,
+    id: Path<Uuid>,
+    body: Bytes,
+) -> Result<HttpResponse, ApiError> {
+    let token = bearer(&request);
+    let parsed = parse_body::<MoveRequest>(&body).map_err(|e| e.detail().to_owned());
+    let key = idempotency_key(&request, &body)?;
+    let if_match = header_text(&request, header::IF_MATCH)?;
+    let reply = state
+        .service
+        .play(*id, token.as_deref(), parsed, if_match.as_deref(), key)
+        .await?;
+    Ok(json_reply(&reply, Privacy::Secret))
+}
+
+/// A page of the game's log: redacted for the caller while the game runs, complete once it is
+/// finished.
+#[utoipa::path(
+    tag = "log",
+    params(("id" = Uuid, Path, description = "The game"), EventsQuery),
+    security((), ("bearer" = [])),
+    responses(
+        (status = 200, description = "Entries after `after`", body = EventsPage),
+        (status = 400, description = "A parameter does not parse", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "A token that is not of this game", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "limit or after out of range", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/v1/games/{id}/events")]
+pub async fn list_events(
+    state: Data<AppState>,
+    request: HttpRequest,
+    id: Path<Uuid>,
+    query: Query<EventsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let token = bearer(&request);
+    let page = state
+        .service
+        .events(*id, token.as_deref(), query.after, query.limit)
+        .await?;
+    Ok(private(HttpResponse::Ok()).json(page))
+}
+
+/// The view the caller would have had right after entry `seq`.
+#[utoipa::path(
+    tag = "log",
+    params(
+        ("id" = Uuid, Path, description = "The game"),
+        ("seq" = i64, Path, description = "A log entry, from 1"),
+    ),
+    security((), ("bearer" = [])),
+    responses(
+        (status = 200, description = "The view after entry `seq`; its version is `seq`", body = View),
+        (status = 401, description = "A token that is not of this game", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game or entry", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/v1/games/{id}/replay/{seq}")]
+pub async fn replay(
+    state: Data<AppState>,
+    request: HttpRequest,
+    path: Path<(Uuid, i64)>,
+) -> Result<HttpResponse, ApiError> {
+    let token = bearer(&request);
+    let (id, seq) = path.into_inner();
+    let view = state.service.replay(id, seq, token.as_deref()).await?;
+    Ok(private(HttpResponse::Ok()).json(view))
+}
+
+/// Whether a response depends on who asks.
+#[derive(Clone, Copy)]
+enum Privacy {
+    Public,
+    Secret,
+}
+
+fn private(mut builder: actix_web::HttpResponseBuilder) -> actix_web::HttpResponseBuilder {
+    builder
+        .insert_header((header::CACHE_CONTROL, "private, no-store"))
+        .insert_header((header::VARY, "Authorization"));
+    builder
+}
+
+fn etag(version: u64) -> String {
+    format!("\"{version}\"")
+}
+
+fn view_response(request: &HttpRequest, view: &View, privacy: Privacy) -> HttpResponse {
+    let tag = etag(view.version);
+    let unchanged = request
+        .headers()
+        .get(header::IF_NONE_MATCH)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| {
+            value
+                .split(',')
+                .any(|candidate| candidate.trim().trim_start_matches("W/") == tag)
+        });
+    let mut builder = match (unchanged, privacy) {
+        (true, Privacy::Secret) => private(HttpResponse::NotModified()),
+        (true, Privacy::Public) => HttpResponse::NotModified(),
+        (false, Privacy::Secret) => private(HttpResponse::Ok()),
+        (false, Privacy::Public) => HttpResponse::Ok(),
+    };
+    builder.insert_header((header::ETAG, tag));
+    if let Privacy::Public = privacy {
+        builder.insert_header((header::CACHE_CONTROL, "no-cache"));
+    }
+    if unchanged {
+        builder.finish()
+    } else {
+        builder.json(view)
+    }
+}
+
+fn json_reply(reply: &Reply, privacy: Privacy) -> HttpResponse {
+    let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::OK);
+    let mut builder = match privacy {
+        Privacy::Secret => private(HttpResponse::build(status)),
+        Privacy::Public => HttpResponse::build(status),
+    };
+    if let Some(version) = reply.body.get("version").and_then(Value::as_u64) {
+        builder.insert_header((header::ETAG, etag(version)));
+    }
+    builder.json(&reply.body)
+}
+
+/// Parses a JSON body into its shape: every failure is a 400 `malformed_request`.
+fn parse_body<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
+    serde_json::from_slice(body)
+        .map_err(|error| ApiError::malformed(format!("The body does not parse: {error}")))
+}
+
+/// The token of the `Authorization` header, if there is one. A header that is not
+/// `Bearer <token>` is kept as it is, so that it fails authentication (401) in its turn, after
+/// the game is found: a bad credential is never taken for no credential.
+fn bearer(request: &HttpRequest) -> Option<String> {
+    let value = request.headers().get(header::AUTHORIZATION)?;
+    let text = value.to_str().unwrap_or_default();
+    Some(
+        text.strip_prefix("Bearer ")
+            .unwrap_or(text)
+            .trim()
+            .to_owned(),
+    )
+}
+
+fn header_text(
+    request: &HttpRequest,
+    name: header::HeaderName,
+) -> Result<Option<String>, ApiError> {
+    request
+        .headers()
+        .get(&name)
+        .map(|value| {
+            value
+                .to_str()
+                .map(str::to_owned)
+                .map_err(|_| ApiError::malformed(format!("{name} is not visible ASCII.")))
+        })
+        .transpose()
+}
+
+fn idempotency_key(
+    request: &HttpRequest,
+    body: &Bytes,
+) -> Result<Option<IdempotencyKey>, ApiError> {
+    header_text(request, header::HeaderName::from_static("idempotency-key"))?
+        .map(|key| IdempotencyKey::new(&key, body).map_err(ApiError::from))
+        .transpose()
+}
