@@ -8,6 +8,8 @@ use std::time::Duration;
 
 use thiserror::Error;
 
+use crate::store::PoolOptions;
+
 /// The embedded default: a SQLite file in the working directory, created if missing.
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://golf.db";
 /// Where the service listens by default.
@@ -109,6 +111,16 @@ impl Config {
             db_max_connections,
             db_acquire_timeout: Duration::from_millis(u64::from(acquire_ms)),
         })
+    }
+}
+
+impl Config {
+    /// The database pool settings.
+    pub fn pool_options(&self) -> PoolOptions {
+        PoolOptions {
+            max_connections: self.db_max_connections,
+            acquire_timeout: self.db_acquire_timeout,
+        }
     }
 }
 

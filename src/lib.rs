@@ -10,10 +10,12 @@
 //! - [`simulate`]: bot games played in-process, for strategy studies and as the engine benchmark.
 //! - [`store`]: the event store, PostgreSQL or embedded SQLite, and its migrations.
 //! - [`service`]: the use cases: load, authenticate, decide, run bots, append, answer.
+//! - [`check`]: audits stored games: hash chains, and replays against projections.
 //! - [`api`]: HTTP handlers, problem errors and the OpenAPI document.
 //! - [`startup`]: wires the above into a running server.
 
 pub mod api;
+pub mod check;
 pub mod config;
 pub mod engine;
 pub mod metrics;

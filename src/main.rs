@@ -7,7 +7,8 @@ use golf_server::config::Config;
 use golf_server::engine::{BotKind, RulesInput};
 use golf_server::simulate::SimulateOptions;
 use golf_server::startup::Application;
-use golf_server::{api, telemetry};
+use golf_server::store;
+use golf_server::{api, check, telemetry};
 
 #[derive(Parser)]
 #[command(version, about = "Six-card Golf over a REST/JSON API")]
@@ -25,6 +26,9 @@ enum Command {
     /// Play bot games in-process (through the same rules engine as the server) and report
     /// games per second, mean totals, win shares and turns per hole.
     Simulate(SimulateArgs),
+    /// Verify every stored game: its hash chain, and its log replayed through the rules against
+    /// the stored projection. Exits with 1 if any game does not check out.
+    CheckDb,
 }
 
 #[derive(Args)]
@@ -64,6 +68,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Simulate(args) => simulate(args),
+        Command::CheckDb => check_db(),
     }
 }
 
@@ -98,21 +103,66 @@ fn simulate(args: SimulateArgs) -> ExitCode {
     }
 }
 
-fn serve() -> ExitCode {
+fn check_db() -> ExitCode {
+    let Some((config, runtime)) = prepare() else {
+        return ExitCode::FAILURE;
+    };
+    runtime.block_on(async {
+        let store = match store::connect(&config.database_url, &config.pool_options()).await {
+            Ok(store) => store,
+            Err(error) => {
+                eprintln!("golf-server: cannot open the database named by DATABASE_URL: {error}");
+                return ExitCode::FAILURE;
+            }
+        };
+        match check::check_database(store.as_ref()).await {
+            Ok(report) => {
+                for problem in &report.problems {
+                    println!("game {}: {}", problem.game_id, problem.problem);
+                }
+                println!(
+                    "{} games, {} log entries checked: {} problems",
+                    report.games,
+                    report.entries,
+                    report.problems.len()
+                );
+                if report.problems.is_empty() {
+                    ExitCode::SUCCESS
+                } else {
+                    ExitCode::FAILURE
+                }
+            }
+            Err(error) => {
+                eprintln!("golf-server: {error}");
+                ExitCode::FAILURE
+            }
+        }
+    })
+}
+
+/// Reads the configuration, starts logging and builds the async runtime; on failure prints one
+/// line and returns `None`.
+fn prepare() -> Option<(Config, tokio::runtime::Runtime)> {
     let config = match Config::from_env() {
         Ok(config) => config,
         Err(error) => {
             eprintln!("golf-server: {error}");
-            return ExitCode::FAILURE;
+            return None;
         }
     };
     telemetry::init(config.log_format, &config.log_filter);
-    let runtime = match tokio::runtime::Runtime::new() {
-        Ok(runtime) => runtime,
+    match tokio::runtime::Runtime::new() {
+        Ok(runtime) => Some((config, runtime)),
         Err(error) => {
             eprintln!("golf-server: cannot start the async runtime: {error}");
-            return ExitCode::FAILURE;
+            None
         }
+    }
+}
+
+fn serve() -> ExitCode {
+    let Some((config, runtime)) = prepare() else {
+        return ExitCode::FAILURE;
     };
     runtime.block_on(async {
         let app = match Application::build(&config).await {

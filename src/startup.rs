@@ -18,7 +18,7 @@ use crate::api;
 use crate::config::Config;
 use crate::metrics::{Metrics, track_requests};
 use crate::service::GameService;
-use crate::store::{self, EventStore, IDEMPOTENCY_TTL, PoolOptions};
+use crate::store::{self, EventStore, IDEMPOTENCY_TTL};
 use crate::telemetry::RedactingRootSpan;
 
 /// How long in-flight requests may take to finish after SIGTERM or SIGINT.
@@ -34,11 +34,7 @@ impl Application {
     /// Connects the database (running migrations) and binds `config.bind` (port 0 picks a free
     /// port, which tests use).
     pub async fn build(config: &Config) -> anyhow::Result<Self> {
-        let pool = PoolOptions {
-            max_connections: config.db_max_connections,
-            acquire_timeout: config.db_acquire_timeout,
-        };
-        let store = store::connect(&config.database_url, &pool)
+        let store = store::connect(&config.database_url, &config.pool_options())
             .await
             .context("cannot open the database named by DATABASE_URL")?;
         let listener = TcpListener::bind(config.bind)

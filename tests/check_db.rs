@@ -1,0 +1,193 @@
+//! `golf-server check-db`: every stored log verifies and replays to its projection, and
+//! tampering with either is reported.
+
+mod common;
+
+use common::{Backend, Seat, TestApp, pick_move, spawn_app};
+use golf_server::check::check_database;
+use golf_server::store::{self, PoolOptions};
+use reqwest::Method;
+use serde_json::json;
+use std::time::Duration;
+use uuid::Uuid;
+
+/// A finished all-bot game (played out by the request that seats the last bot), a game in
+/// progress, a waiting game and a cancelled one.
+async fn populate(app: &TestApp) -> (String, String) {
+    let (bots_game, created) = app
+        .create_game(json!({"seats": 4, "holes": 2, "rules": {"flip_after_discard": "optional"}}))
+        .await;
+    let host = created["host_token"].as_str().unwrap().to_owned();
+    for (n, bot) in ["random", "greedy", "random", "greedy"].iter().enumerate() {
+        let response = app
+            .send(
+                Method::POST,
+                &format!("/v1/games/{bots_game}/players"),
+                Some(&json!({"name": format!("Bot {n}"), "bot": bot})),
+                Some(&host),
+            )
+            .await;
+        assert_eq!(response.status(), 201);
+    }
+    assert_eq!(app.view(&bots_game, None).await["status"], "finished");
+
+    let (running, _) = app.create_game(json!({"seats": 2, "holes": 3})).await;
+    let seats: Vec<Seat> = vec![
+        app.join(&running, "Ada").await,
+        app.join(&running, "Bob").await,
+    ];
+    for turn in 0..30 {
+        for seat in &seats {
+            let view = app.view(&running, Some(&seat.token)).await;
+            if let Some(mv) = pick_move(&view, turn) {
+                assert_eq!(app.play(&running, &seat.token, &mv).await.status(), 200);
+            }
+        }
+    }
+
+    app.create_game(json!({"seats": 3})).await;
+    let (cancelled, created) = app.create_game(json!({"seats": 2})).await;
+    let response = app
+        .send(
+            Method::DELETE,
+            &format!("/v1/games/{cancelled}"),
+            None,
+            created["host_token"].as_str(),
+        )
+        .await;
+    assert_eq!(response.status(), 204);
+    (bots_game, running)
+}
+
+async fn open_store(app: &TestApp) -> std::sync::Arc<dyn store::EventStore> {
+    store::connect(
+        &app.database.url,
+        &PoolOptions {
+            max_connections: 2,
+            acquire_timeout: Duration::from_secs(5),
+        },
+    )
+    .await
+    .unwrap()
+}
+
+/// Runs a statement on the test database, in the dialect of its backend.
+async fn tamper(app: &TestApp, backend: Backend, postgres: &str, sqlite: &str, game: &str) {
+    let id: Uuid = game.parse().unwrap();
+    let changed = match backend {
+        Backend::Postgres => {
+            let pool = sqlx::PgPool::connect(&app.database.url).await.unwrap();
+            sqlx::query(sqlx::AssertSqlSafe(postgres.to_owned()))
+                .bind(id)
+                .execute(&pool)
+                .await
+                .unwrap()
+                .rows_affected()
+        }
+        Backend::Sqlite => {
+            let pool = sqlx::SqlitePool::connect(&app.database.url).await.unwrap();
+            sqlx::query(sqlx::AssertSqlSafe(sqlite.to_owned()))
+                .bind(id)
+                .execute(&pool)
+                .await
+                .unwrap()
+                .rows_affected()
+        }
+    };
+    assert_eq!(changed, 1, "the tampering statement changed one row");
+}
+
+async fn stored_games_verify_and_replay_to_their_projections(backend: Backend) {
+    let app = spawn_app(backend).await;
+    populate(&app).await;
+    let report = check_database(open_store(&app).await.as_ref())
+        .await
+        .unwrap();
+    assert_eq!(report.problems, vec![]);
+    assert_eq!(report.games, 3, "the cancelled game is not listed");
+    assert!(report.entries > 100, "{report:?}");
+}
+
+async fn tampered_logs_and_projections_are_reported(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let (bots_game, running) = populate(&app).await;
+    tamper(
+        &app,
+        backend,
+        "UPDATE events SET at = '2000-01-01T00:00:00.000000Z' WHERE game_id = $1 AND seq = 3",
+        "UPDATE events SET at = '2000-01-01T00:00:00.000000Z' WHERE game_id = ?1 AND seq = 3",
+        &bots_game,
+    )
+    .await;
+    tamper(
+        &app,
+        backend,
+        "UPDATE games SET projection = jsonb_set(projection, '{turns}', '999') WHERE id = $1",
+        "UPDATE games SET projection = json_set(projection, '$.turns', 999) WHERE id = ?1",
+        &running,
+    )
+    .await;
+    let report = check_database(open_store(&app).await.as_ref())
+        .await
+        .unwrap();
+    let problems: Vec<(String, String)> = report
+        .problems
+        .iter()
+        .map(|p| (p.game_id.to_string(), p.problem.clone()))
+        .collect();
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert!(
+        problems
+            .iter()
+            .any(|(game, problem)| *game == bots_game && problem.contains("entry 3")),
+        "{problems:?}"
+    );
+    assert!(
+        problems
+            .iter()
+            .any(|(game, problem)| *game == running && problem.contains("projection")),
+        "{problems:?}"
+    );
+}
+
+async fn check_db_command_exits_1_on_a_mismatch(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let (bots_game, _) = populate(&app).await;
+    let run = || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_golf-server"))
+            .arg("check-db")
+            .env("DATABASE_URL", &app.database.url)
+            .env("RUST_LOG", "warn")
+            .output()
+            .unwrap()
+    };
+    let clean = run();
+    let stdout = String::from_utf8_lossy(&clean.stdout).into_owned();
+    assert!(clean.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("3 games") && stdout.contains("0 problems"),
+        "{stdout}"
+    );
+
+    tamper(
+        &app,
+        backend,
+        "UPDATE games SET projection = jsonb_set(projection, '{turns}', '999') WHERE id = $1",
+        "UPDATE games SET projection = json_set(projection, '$.turns', 999) WHERE id = ?1",
+        &bots_game,
+    )
+    .await;
+    let tampered = run();
+    let stdout = String::from_utf8_lossy(&tampered.stdout).into_owned();
+    assert_eq!(tampered.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains(&bots_game) && stdout.contains("1 problems"),
+        "{stdout}"
+    );
+}
+
+on_both_backends!(
+    stored_games_verify_and_replay_to_their_projections,
+    tampered_logs_and_projections_are_reported,
+    check_db_command_exits_1_on_a_mismatch,
+);
