@@ -672,6 +672,32 @@ fn a_turn_that_reaches_the_cap_and_completes_a_grid_ends_it_as_grid_complete() {
 }
 
 #[test]
+fn a_cap_reached_during_final_turns_ends_the_hole_as_grid_complete() {
+    let mut game = started(3, 1, rules(true, FlipRule::Never, 11), Vec::new());
+    game.reveal_all();
+    for _ in 0..9 {
+        game.draw_and_fill();
+    }
+    assert_eq!(
+        game.draw_and_fill(),
+        1,
+        "seat 1 completes its grid on turn 10"
+    );
+    assert_eq!(game.state.status, Status::Playing, "final turns begin");
+    game.draw_and_fill();
+    assert_eq!(
+        game.state.status,
+        Status::Finished,
+        "turn 11 reaches the cap"
+    );
+    let reason = game.events.iter().find_map(|e| match e {
+        Event::HoleEnded { reason, .. } => Some(*reason),
+        _ => None,
+    });
+    assert_eq!(reason, Some(EndReason::GridComplete));
+}
+
+#[test]
 fn drawing_from_an_empty_stock_reshuffles_the_discard_pile_but_its_top() {
     let mut game = started(2, 1, default_rules(2), Vec::new());
     game.reveal_all();

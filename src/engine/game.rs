@@ -116,19 +116,31 @@ pub struct RulesInput {
     /// Default `never`.
     #[serde(default)]
     pub flip_after_discard: Option<FlipRule>,
-    /// Default 50 × seats.
+    /// Default 50 × seats; at least the number of seats. Read as any integer so that a value out
+    /// of range is a rule violation (422), not a malformed request.
     #[serde(default)]
-    pub max_turns_per_hole: Option<u32>,
+    pub max_turns_per_hole: Option<i64>,
 }
 
 impl RulesInput {
     /// The resolved rules for `seats` seats; see [`Rules::resolve`].
     pub fn resolve(&self, seats: u8) -> Result<Rules, RuleError> {
+        let max_turns_per_hole = self
+            .max_turns_per_hole
+            .map(|max| {
+                u32::try_from(max).map_err(|_| {
+                    RuleError::InvalidGameOptions(format!(
+                        "rules.max_turns_per_hole must be from the number of seats ({seats}) to {}",
+                        u32::MAX
+                    ))
+                })
+            })
+            .transpose()?;
         Rules::resolve(
             seats,
             self.final_turns,
             self.flip_after_discard,
-            self.max_turns_per_hole,
+            max_turns_per_hole,
         )
     }
 }
@@ -1121,7 +1133,9 @@ fn turn_end(state: &State, seat: Seat, completed: bool) -> TurnEnd {
     if (completed && !state.rules.final_turns) || final_turns_left == Some(0) {
         TurnEnd::HoleOver(EndReason::GridComplete)
     } else if state.turns + 1 >= state.rules.max_turns_per_hole {
-        TurnEnd::HoleOver(if completed {
+        // A grid that is complete (now, or before the final turns the cap cuts short) is why
+        // the hole ends: the cap only guarantees an end where no grid would complete.
+        TurnEnd::HoleOver(if completed || final_turns_left.is_some() {
             EndReason::GridComplete
         } else {
             EndReason::TurnCap

@@ -184,10 +184,13 @@ pub fn redact_event(event: &Event, viewer: Viewer, game_finished: bool) -> Optio
         } if !is_seat(viewer, *seat) => "card",
         _ => return None,
     };
-    let mut json = serde_json::to_value(event).ok()?;
-    if let Some(field) = json.get_mut("data").and_then(|data| data.get_mut(hidden)) {
-        *field = Value::Null;
-    }
+    // Fail closed: an event that cannot be redacted is a bug to surface, never a leak.
+    let mut json = serde_json::to_value(event).expect("events serialize to JSON");
+    let field = json
+        .get_mut("data")
+        .and_then(|data| data.get_mut(hidden))
+        .expect("the hidden field is part of the event's data");
+    *field = Value::Null;
     Some(json)
 }
 
