@@ -4,13 +4,11 @@
 use serde_json::json;
 use uuid::Uuid;
 
-use crate::engine::{self, State, Timestamp};
-use crate::store::{Entry, EventStore, StoreError, verify_chain};
+use crate::engine::{self, Event, State, Timestamp};
+use crate::store::{Entry, EventStore, StoreError, load_log, verify_chain};
 
 /// Games read per page while walking the database.
 const PAGE: i64 = 500;
-/// Entries read per page of one log.
-const EVENTS_PAGE: i64 = 1000;
 
 /// What a check of the whole database found.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -32,16 +30,21 @@ pub struct GameProblem {
     pub problem: String,
 }
 
+/// The engine event and time of a stored entry; fails naming the entry when it is not an event
+/// of the log format.
+pub fn entry_event(entry: &Entry) -> Result<(Event, Timestamp), String> {
+    let event = serde_json::from_value(json!({"type": entry.kind, "data": entry.data}))
+        .map_err(|error| format!("entry {} is not a log event: {error}", entry.seq))?;
+    let at = Timestamp::parse(&entry.at)
+        .map_err(|error| format!("entry {} has a bad time: {error}", entry.seq))?;
+    Ok((event, at))
+}
+
 /// Replays stored entries through the engine from the empty state.
-///
-/// Fails naming the first entry that is not an event of the log format.
 pub fn rebuild(entries: &[Entry]) -> Result<State, String> {
     let mut state = State::default();
     for entry in entries {
-        let event = serde_json::from_value(json!({"type": entry.kind, "data": entry.data}))
-            .map_err(|error| format!("entry {} is not a log event: {error}", entry.seq))?;
-        let at = Timestamp::parse(&entry.at)
-            .map_err(|error| format!("entry {} has a bad time: {error}", entry.seq))?;
+        let (event, at) = entry_event(entry)?;
         engine::apply(&mut state, &event, at);
     }
     Ok(state)
@@ -75,17 +78,7 @@ async fn check_game(
     let Some(record) = store.load_game(id).await? else {
         return Ok(0);
     };
-    let mut entries = Vec::new();
-    loop {
-        let page = store
-            .load_events(id, entries.len() as i64, EVENTS_PAGE)
-            .await?;
-        let full = page.len() as i64 == EVENTS_PAGE;
-        entries.extend(page);
-        if !full {
-            break;
-        }
-    }
+    let entries = load_log(store, id, i64::MAX).await?;
     let mut problem = |text: String| {
         report.problems.push(GameProblem {
             game_id: id,

@@ -9,19 +9,20 @@ use std::sync::Arc;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 use uuid::Uuid;
 
+use crate::check;
 use crate::engine::{
     self, BotKind, Card, ClientSeed, Command, Event, MoveRequest, PlayerName, RuleError,
     RulesInput, Seat, Secrets, State, Status, Timestamp, View, Viewer,
 };
 use crate::metrics::GameMetrics;
 use crate::store::{
-    CreateIdempotency, Entry, EventStore, GameRecord, GameUpdate, LobbyCursor, MoveIdempotency,
-    NewEvent, NewGame, NewSeat, StoreError, find_seat,
+    self, CreateIdempotency, Entry, EventStore, GameRecord, GameUpdate, LobbyCursor,
+    MoveIdempotency, NewEvent, NewGame, NewSeat, StoreError, find_seat,
 };
 
 /// How often a write is tried again after losing a race to another writer.
@@ -300,11 +301,12 @@ impl GameService {
         }
     }
 
-    /// The view of a game for the holder of `token` (a spectator without one), and its version.
-    pub async fn view(&self, id: Uuid, token: Option<&str>) -> Result<View, ServiceError> {
+    /// The public (spectator) view of a game. A token, if given, must still be one of this game's:
+    /// a bad credential is refused, never ignored.
+    pub async fn public_view(&self, id: Uuid, token: Option<&str>) -> Result<View, ServiceError> {
         let (record, state) = self.load(id).await?;
-        let caller = self.authenticate(&record, token).await?;
-        Ok(engine::view(&state, caller.viewer()))
+        self.authenticate(&record, token).await?;
+        Ok(engine::view(&state, Viewer::Spectator))
     }
 
     /// The caller's own view: requires a seat token.
@@ -508,16 +510,17 @@ impl GameService {
         })
     }
 
-    /// A page of the log, redacted for the caller while the game runs.
+    /// A page of the log, redacted for the caller while the game runs. `query` is the parsed
+    /// `(after, limit)`, or why it does not parse (reported after the game and the token).
     pub async fn events(
         &self,
         id: Uuid,
         token: Option<&str>,
-        after: Option<i64>,
-        limit: Option<i64>,
+        query: Result<(Option<i64>, Option<i64>), String>,
     ) -> Result<EventsPage, ServiceError> {
         let (record, state) = self.load(id).await?;
         let caller = self.authenticate(&record, token).await?;
+        let (after, limit) = query.map_err(ServiceError::Malformed)?;
         let limit = check_limit(limit, 100, 1000)?;
         let after = after.unwrap_or(0);
         if after < 0 {
@@ -557,22 +560,8 @@ impl GameService {
 
     /// Rebuilds the state after entry `seq` by replaying the log through the engine.
     pub async fn state_at(&self, id: Uuid, seq: i64) -> Result<State, ServiceError> {
-        const PAGE: i64 = 1000;
-        let mut state = State::default();
-        let mut after = 0;
-        while after < seq {
-            let entries = self
-                .store
-                .load_events(id, after, PAGE.min(seq - after))
-                .await?;
-            let Some(last) = entries.last() else { break };
-            after = last.seq;
-            for entry in &entries {
-                let (event, at) = event_of(entry)?;
-                engine::apply(&mut state, &event, at);
-            }
-        }
-        Ok(state)
+        let entries = store::load_log(self.store.as_ref(), id, seq).await?;
+        Ok(check::rebuild(&entries).map_err(StoreError::Corrupt)?)
     }
 
     fn count(&self, events: &[Event]) {
@@ -771,8 +760,13 @@ fn check_if_match(if_match: Option<&str>, version: i64) -> Result<(), ServiceErr
     let Some(expected) = if_match else {
         return Ok(());
     };
+    // If-Match compares strongly (RFC 9110): a weak tag never matches. A bare number is taken
+    // as the quoted tag it stands for, for people typing it by hand.
+    let current = version.to_string();
     let matches = expected.split(',').map(str::trim).any(|tag| {
-        tag == "*" || tag.trim_start_matches("W/").trim_matches('"') == version.to_string()
+        tag == "*"
+            || tag.strip_prefix('"').and_then(|t| t.strip_suffix('"')) == Some(&current)
+            || tag == current
     });
     if matches {
         Ok(())
@@ -813,20 +807,12 @@ fn decode_cursor(text: &str) -> Result<LobbyCursor, ServiceError> {
 /// A stored entry as `viewer` may see it: hidden fields null and `salt` null when redacted.
 fn entry_for(entry: &Entry, viewer: Viewer, finished: bool) -> Result<Value, ServiceError> {
     let mut json = entry.to_json();
-    let (event, _) = event_of(entry)?;
+    let (event, _) = check::entry_event(entry).map_err(StoreError::Corrupt)?;
     if let Some(redacted) = engine::redact_event(&event, viewer, finished) {
         json["data"] = redacted["data"].clone();
         json["salt"] = Value::Null;
     }
     Ok(json)
-}
-
-fn event_of(entry: &Entry) -> Result<(Event, Timestamp), ServiceError> {
-    let corrupt = |what: String| StoreError::Corrupt(format!("entry {}: {what}", entry.seq));
-    let event = serde_json::from_value(json!({"type": entry.kind, "data": entry.data}))
-        .map_err(|e| corrupt(e.to_string()))?;
-    let at = Timestamp::parse(&entry.at).map_err(|e| corrupt(e.to_string()))?;
-    Ok((event, at))
 }
 
 fn to_new_events(events: &[Event], at: Timestamp) -> Vec<NewEvent> {

@@ -315,6 +315,29 @@ pub async fn connect(url: &str, options: &PoolOptions) -> Result<Arc<dyn EventSt
     }
 }
 
+/// Every entry of a game's log up to seq `last` (inclusive), read a page at a time.
+pub async fn load_log(
+    store: &dyn EventStore,
+    game_id: Uuid,
+    last: i64,
+) -> Result<Vec<Entry>, StoreError> {
+    const PAGE: i64 = 1000;
+    let mut entries: Vec<Entry> = Vec::new();
+    loop {
+        let after = entries.last().map_or(0, |entry| entry.seq);
+        if after >= last {
+            return Ok(entries);
+        }
+        let page = store
+            .load_events(game_id, after, PAGE.min(last - after))
+            .await?;
+        if page.is_empty() {
+            return Ok(entries);
+        }
+        entries.extend(page);
+    }
+}
+
 /// The seat whose token hash equals `token_hash`, comparing every row in constant time.
 pub fn find_seat(hashes: &[(i32, Option<[u8; 32]>)], token_hash: &[u8; 32]) -> Option<i32> {
     let mut found = None;
