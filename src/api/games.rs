@@ -106,8 +106,9 @@ pub struct EventsQuery {
 pub async fn create_game(
     state: Data<AppState>,
     request: HttpRequest,
-    body: Bytes,
+    body: Result<Bytes, actix_web::Error>,
 ) -> Result<HttpResponse, ApiError> {
+    let body = read_body(body)?;
     let parsed: CreateGameBody = parse_body(&body)?;
     let key = idempotency_key(&request, &body)?;
     let reply = state
@@ -190,6 +191,7 @@ pub async fn cancel_game(
         (status = 401, description = "A bad token, or a bot without the host token", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "game_full", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "The body is too large", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "invalid_name, invalid_client_seed", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -198,8 +200,9 @@ pub async fn join_game(
     state: Data<AppState>,
     request: HttpRequest,
     id: Path<Uuid>,
-    body: Bytes,
+    body: Result<Bytes, actix_web::Error>,
 ) -> Result<HttpResponse, ApiError> {
+    let body = read_body(body)?;
     let token = bearer(&request);
     let parsed = parse_body::<JoinBody>(&body).map(|join| JoinRequest {
         name: join.name,
@@ -227,9 +230,11 @@ pub async fn join_game(
         ("id" = Uuid, Path, description = "The game"),
         ("If-None-Match" = Option<String>, Header, description = "An ETag from an earlier view: 304 while unchanged"),
     ),
+    security((), ("bearer" = [])),
     responses(
-        (status = 200, description = "The public view; ETag is its version", body = View),
+        (status = 200, description = "The public view (the same for every caller); ETag is its version", body = View),
         (status = 304, description = "Unchanged since If-None-Match"),
+        (status = 401, description = "A token that is not of this game", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -239,7 +244,8 @@ pub async fn public_view(
     request: HttpRequest,
     id: Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    let view = state.service.view(*id, None).await?;
+    let token = bearer(&request);
+    let view = state.service.public_view(*id, token.as_deref()).await?;
     Ok(view_response(&request, &view, Privacy::Public))
 }
 
@@ -302,12 +308,21 @@ pub async fn make_move(
     state: Data<AppState>,
     request: HttpRequest,
     id: Path<Uuid>,
-    body: Bytes,
+    body: Result<Bytes, actix_web::Error>,
 ) -> Result<HttpResponse, ApiError> {
+    let body = read_body(body)?;
     let token = bearer(&request);
-    let parsed = parse_body::<MoveRequest>(&body).map_err(|e| e.detail().to_owned());
-    let key = idempotency_key(&request, &body)?;
-    let if_match = header_text(&request, header::IF_MATCH)?;
+    // A body or header that does not parse is a 400 only once the game is found and the token
+    // checked (API.md's precedence), so the service is handed the failure to report in its turn.
+    let parsed = parse_body::<MoveRequest>(&body).and_then(|mv| {
+        let key = idempotency_key(&request, &body)?;
+        let if_match = header_text(&request, header::IF_MATCH)?;
+        Ok((mv, key, if_match))
+    });
+    let (parsed, key, if_match) = match parsed {
+        Ok((mv, key, if_match)) => (Ok(mv), key, if_match),
+        Err(error) => (Err(error.detail().to_owned()), None, None),
+    };
     let reply = state
         .service
         .play(*id, token.as_deref(), parsed, if_match.as_deref(), key)
@@ -334,13 +349,14 @@ pub async fn list_events(
     state: Data<AppState>,
     request: HttpRequest,
     id: Path<Uuid>,
-    query: Query<EventsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let token = bearer(&request);
-    let page = state
-        .service
-        .events(*id, token.as_deref(), query.after, query.limit)
-        .await?;
+    // Parsed here rather than by an extractor, so that an unknown game (404) or a bad token (401)
+    // wins over a parameter that does not parse (400), as API.md orders them.
+    let query = Query::<EventsQuery>::from_query(request.query_string())
+        .map(|query| (query.after, query.limit))
+        .map_err(|error| error.to_string());
+    let page = state.service.events(*id, token.as_deref(), query).await?;
     Ok(private(HttpResponse::Ok()).json(page))
 }
 
@@ -350,10 +366,12 @@ pub async fn list_events(
     params(
         ("id" = Uuid, Path, description = "The game"),
         ("seq" = i64, Path, description = "A log entry, from 1"),
+        ("If-None-Match" = Option<String>, Header, description = "An ETag from an earlier replay of this seq: 304"),
     ),
     security((), ("bearer" = [])),
     responses(
-        (status = 200, description = "The view after entry `seq`; its version is `seq`", body = View),
+        (status = 200, description = "The view after entry `seq`; its version (and ETag) is `seq`", body = View),
+        (status = 304, description = "Unchanged since If-None-Match"),
         (status = 401, description = "A token that is not of this game", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game or entry", body = Problem, content_type = "application/problem+json"),
     )
@@ -367,7 +385,7 @@ pub async fn replay(
     let token = bearer(&request);
     let (id, seq) = path.into_inner();
     let view = state.service.replay(id, seq, token.as_deref()).await?;
-    Ok(private(HttpResponse::Ok()).json(view))
+    Ok(view_response(&request, &view, Privacy::Secret))
 }
 
 /// Whether a response depends on who asks.
@@ -395,9 +413,11 @@ fn view_response(request: &HttpRequest, view: &View, privacy: Privacy) -> HttpRe
         .get(header::IF_NONE_MATCH)
         .and_then(|value| value.to_str().ok())
         .is_some_and(|value| {
-            value
-                .split(',')
-                .any(|candidate| candidate.trim().trim_start_matches("W/") == tag)
+            // If-None-Match compares weakly (RFC 9110); `*` matches any current view.
+            value.split(',').any(|candidate| {
+                let candidate = candidate.trim();
+                candidate == "*" || candidate.trim_start_matches("W/") == tag
+            })
         });
     let mut builder = match (unchanged, privacy) {
         (true, Privacy::Secret) => private(HttpResponse::NotModified()),
@@ -428,24 +448,35 @@ fn json_reply(reply: &Reply, privacy: Privacy) -> HttpResponse {
     builder.json(&reply.body)
 }
 
+/// The request body: one over [`crate::api::MAX_BODY_BYTES`] is a 413 `payload_too_large`.
+fn read_body(body: Result<Bytes, actix_web::Error>) -> Result<Bytes, ApiError> {
+    body.map_err(
+        |error| match error.as_error::<actix_web::error::PayloadError>() {
+            Some(actix_web::error::PayloadError::Overflow) => ApiError::payload_too_large(),
+            _ => ApiError::malformed(format!("The body cannot be read: {error}")),
+        },
+    )
+}
+
 /// Parses a JSON body into its shape: every failure is a 400 `malformed_request`.
 fn parse_body<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
     serde_json::from_slice(body)
         .map_err(|error| ApiError::malformed(format!("The body does not parse: {error}")))
 }
 
-/// The token of the `Authorization` header, if there is one. A header that is not
-/// `Bearer <token>` is kept as it is, so that it fails authentication (401) in its turn, after
-/// the game is found: a bad credential is never taken for no credential.
+/// The token of the `Authorization` header, if there is one (the scheme `Bearer` is
+/// case-insensitive, RFC 9110). A header that is not `Bearer <token>` (another scheme, or a bare
+/// token) becomes the empty token, which no seat or host has, so that it fails authentication
+/// (401) in its turn, after the game is found: a bad credential is never taken for no credential,
+/// nor for a good one.
 fn bearer(request: &HttpRequest) -> Option<String> {
     let value = request.headers().get(header::AUTHORIZATION)?;
-    let text = value.to_str().unwrap_or_default();
-    Some(
-        text.strip_prefix("Bearer ")
-            .unwrap_or(text)
-            .trim()
-            .to_owned(),
-    )
+    let text = value.to_str().unwrap_or_default().trim();
+    let token = match text.split_once(' ') {
+        Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") => token.trim(),
+        _ => "",
+    };
+    Some(token.to_owned())
 }
 
 fn header_text(

@@ -92,6 +92,8 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 /// Request-parsing settings: every parse failure is a problem, never a bare text error.
 pub fn configure_extractors(config: &mut web::ServiceConfig) {
     config
+        // Handlers read their bodies as bytes (see `games::read_body`): this is their limit.
+        .app_data(web::PayloadConfig::new(MAX_BODY_BYTES))
         .app_data(
             web::JsonConfig::default()
                 .limit(MAX_BODY_BYTES)
@@ -111,11 +113,7 @@ fn json_error(error: &actix_web::error::JsonPayloadError) -> ApiError {
     use actix_web::error::JsonPayloadError;
     match error {
         JsonPayloadError::OverflowKnownLength { .. } | JsonPayloadError::Overflow { .. } => {
-            ApiError::new(
-                actix_web::http::StatusCode::PAYLOAD_TOO_LARGE,
-                "payload_too_large",
-                format!("The body is larger than {MAX_BODY_BYTES} bytes."),
-            )
+            ApiError::payload_too_large()
         }
         JsonPayloadError::ContentType => {
             ApiError::malformed("The body must be JSON (Content-Type: application/json).")

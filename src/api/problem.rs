@@ -55,6 +55,18 @@ impl ApiError {
         Self::new(StatusCode::BAD_REQUEST, "malformed_request", detail)
     }
 
+    /// 413 `payload_too_large`: the body is over [`crate::api::MAX_BODY_BYTES`].
+    pub fn payload_too_large() -> Self {
+        Self::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+            format!(
+                "The body is larger than {} bytes.",
+                crate::api::MAX_BODY_BYTES
+            ),
+        )
+    }
+
     /// 404 `not_found`.
     pub fn not_found(detail: impl Into<String>) -> Self {
         Self::new(StatusCode::NOT_FOUND, "not_found", detail)
@@ -107,7 +119,11 @@ impl ResponseError for ApiError {
     }
 
     fn error_response(&self) -> HttpResponse {
-        HttpResponse::build(self.status)
+        let mut builder = HttpResponse::build(self.status);
+        if self.status == StatusCode::UNAUTHORIZED {
+            builder.insert_header((actix_web::http::header::WWW_AUTHENTICATE, "Bearer"));
+        }
+        builder
             .insert_header(ContentType(
                 "application/problem+json"
                     .parse()
