@@ -202,7 +202,7 @@ proptest! {
         holes in 1u8..=3,
         final_turns in any::<bool>(),
         flip in flip_rule(),
-        extra_turns in prop_oneof![Just(0u32), Just(3), Just(30), Just(400)],
+        extra_turns in prop_oneof![Just(0u32), Just(3), Just(30), Just(390)],
         server_seed in any::<[u8; 32]>(),
         seed in any::<u64>(),
     ) {

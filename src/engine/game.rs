@@ -85,7 +85,8 @@ impl Rules {
     /// Resolves the options of a game of `seats` seats: `final_turns` defaults to `false`,
     /// `flip_after_discard` to `never`, `max_turns_per_hole` to 50 × seats.
     ///
-    /// Fails with [`RuleError::InvalidGameOptions`] when `max_turns_per_hole < seats`.
+    /// Fails with [`RuleError::InvalidGameOptions`] when `max_turns_per_hole` is below `seats` or
+    /// above [`MAX_TURNS_PER_SEAT`] × `seats`.
     pub fn resolve(
         seats: u8,
         final_turns: Option<bool>,
@@ -93,9 +94,10 @@ impl Rules {
         max_turns_per_hole: Option<u32>,
     ) -> Result<Rules, RuleError> {
         let max_turns_per_hole = max_turns_per_hole.unwrap_or(50 * u32::from(seats));
-        if max_turns_per_hole < u32::from(seats) {
+        let most = MAX_TURNS_PER_SEAT * u32::from(seats);
+        if !(u32::from(seats)..=most).contains(&max_turns_per_hole) {
             return Err(RuleError::InvalidGameOptions(format!(
-                "rules.max_turns_per_hole must be at least the number of seats ({seats})"
+                "rules.max_turns_per_hole must be from the number of seats ({seats}) to {most}"
             )));
         }
         Ok(Rules {
@@ -105,6 +107,10 @@ impl Rules {
         })
     }
 }
+
+/// The turn cap may be at most this many turns per seat: a cap guarantees that a hole ends, and a
+/// game of bots is played out in the request that seats the last one, so it must stay bounded.
+pub const MAX_TURNS_PER_SEAT: u32 = 200;
 
 /// The rule options as a client gives them: any of them may be left out.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize, ToSchema)]
@@ -125,17 +131,10 @@ pub struct RulesInput {
 impl RulesInput {
     /// The resolved rules for `seats` seats; see [`Rules::resolve`].
     pub fn resolve(&self, seats: u8) -> Result<Rules, RuleError> {
+        // Out of u32's range is out of the allowed range too: map it to a value resolve refuses.
         let max_turns_per_hole = self
             .max_turns_per_hole
-            .map(|max| {
-                u32::try_from(max).map_err(|_| {
-                    RuleError::InvalidGameOptions(format!(
-                        "rules.max_turns_per_hole must be from the number of seats ({seats}) to {}",
-                        u32::MAX
-                    ))
-                })
-            })
-            .transpose()?;
+            .map(|max| u32::try_from(max).unwrap_or(0));
         Rules::resolve(
             seats,
             self.final_turns,
@@ -1265,13 +1264,10 @@ fn decide_create(
     }])
 }
 
-fn decide_join(
-    state: &State,
-    name: &PlayerName,
-    bot: Option<BotKind>,
-    client_seed: &ClientSeed,
-    secrets: &Secrets,
-) -> Result<Vec<Event>, RuleError> {
+/// The seat a join would take, or why the game takes no more players. Checked before the
+/// joiner's name and seed, as API.md ranks a conflict with the game's state (409) before a bad
+/// value (422).
+pub fn check_join(state: &State) -> Result<Seat, RuleError> {
     if state.game_id.is_none() {
         return Err(RuleError::NotCreated);
     }
@@ -1279,6 +1275,17 @@ fn decide_join(
     if state.status != Status::Waiting || seat >= usize::from(state.seats) {
         return Err(RuleError::GameFull);
     }
+    Ok(seat as Seat)
+}
+
+fn decide_join(
+    state: &State,
+    name: &PlayerName,
+    bot: Option<BotKind>,
+    client_seed: &ClientSeed,
+    secrets: &Secrets,
+) -> Result<Vec<Event>, RuleError> {
+    let seat = usize::from(check_join(state)?);
     let mut events = vec![Event::PlayerJoined {
         seat: seat as Seat,
         name: name.clone(),

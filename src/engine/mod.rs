@@ -23,9 +23,9 @@ pub use bots::{BotKind, choose};
 pub use cards::{Card, Position, Rank, Suit, UnknownCard, canonical_deck, parse_deck};
 pub use game::{
     ClientSeed, Command, Drawn, EndReason, Event, FlipRule, HoleResult, InvalidTimestamp,
-    LOG_FORMAT, Move, MoveKind, MoveList, MoveRequest, Player, PlayerName, RuleError, Rules,
-    RulesInput, Seat, Secrets, Source, Stage, State, Status, Timestamp, apply, check_game_size,
-    decide, legal_move_list, legal_moves, parse_move,
+    LOG_FORMAT, MAX_TURNS_PER_SEAT, Move, MoveKind, MoveList, MoveRequest, Player, PlayerName,
+    RuleError, Rules, RulesInput, Seat, Secrets, Source, Stage, State, Status, Timestamp, apply,
+    check_game_size, check_join, decide, legal_move_list, legal_moves, parse_move,
 };
 pub use score::{card_points, column_score, grid_score};
 pub use view::{DrawnView, Observation, PlayerView, View, Viewer, observe, redact_event, view};
