@@ -74,7 +74,7 @@ impl Config {
         if !is_supported_database_url(&database_url) {
             return Err(ConfigError {
                 var: "DATABASE_URL",
-                value: database_url,
+                value: without_credentials(&database_url),
                 expected: "a URL starting with sqlite: or postgres:// (or postgresql://)",
             });
         }
@@ -121,6 +121,17 @@ impl Config {
             max_connections: self.db_max_connections,
             acquire_timeout: self.db_acquire_timeout,
         }
+    }
+}
+
+/// The URL with any user and password replaced, fit for an error message.
+fn without_credentials(url: &str) -> String {
+    match url.split_once("://") {
+        Some((scheme, rest)) => match rest.split('/').next().and_then(|host| host.rfind('@')) {
+            Some(at) => format!("{scheme}://***@{}", &rest[at + 1..]),
+            None => url.to_owned(),
+        },
+        None => url.to_owned(),
     }
 }
 
@@ -192,6 +203,13 @@ mod tests {
                 .var,
             "GOLF_DB_MAX_CONNECTIONS"
         );
+    }
+
+    #[test]
+    fn a_refused_database_url_is_shown_without_its_password() {
+        let err = config_with(&[("DATABASE_URL", "mysql://golf:s3cret@db:3306/golf")]).unwrap_err();
+        assert_eq!(err.value, "mysql://***@db:3306/golf");
+        assert!(!err.to_string().contains("s3cret"));
     }
 
     #[test]

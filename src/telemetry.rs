@@ -66,8 +66,15 @@ impl RootSpanBuilder for RedactingRootSpan {
             Ok(response) => response.status().as_u16(),
             Err(error) => error.as_response_error().status_code().as_u16(),
         };
-        span.in_scope(|| tracing::info!(status, "request finished"));
-        DefaultRootSpanBuilder::on_request_end(span, outcome);
+        // Records the status, and an error's message, on the span that the one line below shows.
+        DefaultRootSpanBuilder::on_request_end(span.clone(), outcome);
+        span.in_scope(|| {
+            if status >= 500 {
+                tracing::error!(status, "request failed");
+            } else {
+                tracing::info!(status, "request finished");
+            }
+        });
     }
 }
 
