@@ -194,8 +194,8 @@ impl From<&LobbyGame> for LobbyCursor {
     }
 }
 
-/// The event store. Every method is one database round trip or one transaction; none panics on a
-/// database error. Used as `Arc<dyn EventStore>`.
+/// The event store. Every write to one game is one transaction; no method panics on a database
+/// error. Used as `Arc<dyn EventStore>`.
 #[async_trait]
 pub trait EventStore: Send + Sync {
     /// Inserts the game row, its first `events` (seq 1, 2, ...) and, if given, the creation's
