@@ -5,6 +5,7 @@
 //! concurrency is settled by the database and never by this process's memory.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -25,7 +26,7 @@ use crate::store::{
     MoveIdempotency, NewEvent, NewGame, NewSeat, StoreError, find_seat,
 };
 
-/// How often a write is tried again after losing a race to another writer.
+/// How many times a write is attempted before a lost race is reported (as 503).
 const MAX_ATTEMPTS: usize = 12;
 
 /// Why a use case failed; [`crate::api::problem`] maps each to one HTTP problem.
@@ -54,9 +55,9 @@ pub enum ServiceError {
     /// A value out of its range outside the rules (paging limits).
     #[error("{0}")]
     OutOfRange(String),
-    /// The game has started: it can no longer be cancelled.
-    #[error("The game has started: only a waiting game can be cancelled.")]
-    NotWaiting,
+    /// A fault of the server (a bot's move refused by the rules): logged, answered with 500.
+    #[error("internal error: {0}")]
+    Internal(String),
     /// A rule of the game or of the contract.
     #[error(transparent)]
     Rule(#[from] RuleError),
@@ -242,7 +243,7 @@ impl GameService {
             private: request.private,
             stacked: state.stacked,
             decks: request.decks.as_ref().map(to_json),
-            status: status_name(state.status).to_owned(),
+            status: status_name(&state),
             projection: to_json(&state),
         };
         match self
@@ -273,7 +274,8 @@ impl GameService {
             .load_game(id)
             .await?
             .ok_or(ServiceError::NotFound("There is no such game."))?;
-        let state: State = serde_json::from_value(record.projection.clone())
+        let mut record = record;
+        let state: State = serde_json::from_value(std::mem::take(&mut record.projection))
             .map_err(|e| StoreError::Corrupt(format!("projection of game {id}: {e}")))?;
         Ok((record, state))
     }
@@ -327,59 +329,53 @@ impl GameService {
         token: Option<&str>,
         body: Result<JoinRequest, String>,
     ) -> Result<Joined, ServiceError> {
-        for _ in 0..MAX_ATTEMPTS {
-            let (record, mut state) = self.load(id).await?;
-            let caller = self.authenticate(&record, token).await?;
+        self.write(id, token, async |record, mut state, caller| {
             let request = body.clone().map_err(ServiceError::Malformed)?;
             if request.bot.is_some() && caller != Caller::Host {
                 return Err(ServiceError::Unauthorized(
                     "Only the host may seat a bot: send the host token.",
                 ));
             }
+            let seat = engine::check_join(&state)?;
             let name = PlayerName::parse(&request.name)?;
             let client_seed = match (&request.bot, &request.client_seed) {
                 (Some(_), _) | (None, None) => ClientSeed::default(),
                 (None, Some(seed)) => ClientSeed::parse(seed)?,
             };
-            let seat = state.players.len() as Seat;
-            let secrets = secrets_of(&record)?;
-            let at = now();
+            let new_seat = NewSeat {
+                seat: i32::from(seat),
+                name: name.as_str().to_owned(),
+                bot: request.bot.map(|bot| bot.name().to_owned()),
+                client_seed: client_seed.as_str().to_owned(),
+                token_hash: None,
+            };
             let command = Command::Join {
-                name: name.clone(),
+                name,
                 bot: request.bot,
-                client_seed: client_seed.clone(),
+                client_seed,
             };
-            let mut events = decide_and_apply(&mut state, &command, &secrets, at)?;
-            run_bots(&mut state, &secrets, at, &mut events)?;
+            let at = now();
+            let events = advance(&mut state, record, &command, at)?;
             let token = request.bot.is_none().then(Token::generate);
-            let update = GameUpdate {
-                status: status_name(state.status).to_owned(),
-                projection: to_json(&state),
-                new_seat: Some(NewSeat {
-                    seat: i32::from(seat),
-                    name: name.as_str().to_owned(),
-                    bot: request.bot.map(|bot| bot.name().to_owned()),
-                    client_seed: client_seed.as_str().to_owned(),
-                    token_hash: token.as_ref().map(Token::hash),
-                }),
-            };
-            match self
-                .store
-                .append(id, record.version, to_new_events(&events, at), update, None)
-                .await
-            {
-                Ok(_) => {
-                    self.count(&events);
-                    return Ok(Joined {
-                        seat,
-                        token: token.map(|t| t.0),
-                    });
-                }
-                Err(StoreError::Conflict) => self.metrics.conflicts.inc(),
-                Err(error) => return Err(error.into()),
-            }
-        }
-        Err(StoreError::Conflict.into())
+            Ok(Attempt::Write(Box::new(Write {
+                events,
+                at,
+                update: GameUpdate {
+                    status: status_name(&state),
+                    projection: to_json(&state),
+                    new_seat: Some(NewSeat {
+                        token_hash: token.as_ref().map(Token::hash),
+                        ..new_seat
+                    }),
+                },
+                idempotency: None,
+                answer: Joined {
+                    seat,
+                    token: token.map(|t| t.0),
+                },
+            })))
+        })
+        .await
     }
 
     /// Plays a move for the seat of `token`, then every bot turn it hands over; answers with the
@@ -392,15 +388,11 @@ impl GameService {
         if_match: Option<&str>,
         idempotency: Option<IdempotencyKey>,
     ) -> Result<Reply, ServiceError> {
-        for _ in 0..MAX_ATTEMPTS {
-            let (record, mut state) = self.load(id).await?;
-            let seat = match self.authenticate(&record, token).await? {
-                Caller::Seat(seat) => seat,
-                _ => {
-                    return Err(ServiceError::Unauthorized(
-                        "A move needs the seat's token: Authorization: Bearer <token>.",
-                    ));
-                }
+        self.write(id, token, async |record, mut state, caller| {
+            let Caller::Seat(seat) = caller else {
+                return Err(ServiceError::Unauthorized(
+                    "A move needs the seat's token: Authorization: Bearer <token>.",
+                ));
             };
             let request = body.clone().map_err(ServiceError::Malformed)?;
             if let Some(key) = &idempotency
@@ -410,52 +402,72 @@ impl GameService {
                     .await?
             {
                 return if stored.fingerprint == key.fingerprint {
-                    Ok(Reply {
+                    Ok(Attempt::Answer(Reply {
                         status: stored.status,
                         body: stored.body,
-                    })
+                    }))
                 } else {
                     Err(ServiceError::IdempotencyKeyReused)
                 };
             }
             check_if_match(if_match, record.version)?;
             let mv = engine::parse_move(&state, seat, &request)?;
-            let secrets = secrets_of(&record)?;
             let at = now();
-            let mut events =
-                decide_and_apply(&mut state, &Command::Play { seat, mv }, &secrets, at)?;
-            run_bots(&mut state, &secrets, at, &mut events)?;
+            let events = advance(&mut state, record, &Command::Play { seat, mv }, at)?;
             let body = to_json(&engine::view(&state, Viewer::Seat(seat)));
-            let stored = idempotency.as_ref().map(|key| MoveIdempotency {
-                seat: i32::from(seat),
-                key: key.storage_key(),
-                fingerprint: key.fingerprint.clone(),
-                response_status: 200,
-                response_body: body.clone(),
-            });
-            let update = GameUpdate {
-                status: status_name(state.status).to_owned(),
-                projection: to_json(&state),
-                new_seat: None,
+            Ok(Attempt::Write(Box::new(Write {
+                events,
+                at,
+                update: GameUpdate {
+                    status: status_name(&state),
+                    projection: to_json(&state),
+                    new_seat: None,
+                },
+                idempotency: idempotency.as_ref().map(|key| MoveIdempotency {
+                    seat: i32::from(seat),
+                    key: key.storage_key(),
+                    fingerprint: key.fingerprint.clone(),
+                    response_status: 200,
+                    response_body: body.clone(),
+                }),
+                answer: Reply { status: 200, body },
+            })))
+        })
+        .await
+    }
+
+    /// Runs `attempt` on the game as it is now and appends what it decided with the version it
+    /// read. When another writer got there first, the attempt runs again on the fresh state, where
+    /// the stored answer of a concurrent retry, or the new turn, decides.
+    async fn write<T>(
+        &self,
+        id: Uuid,
+        token: Option<&str>,
+        mut attempt: impl AsyncFnMut(&GameRecord, State, Caller) -> Result<Attempt<T>, ServiceError>,
+    ) -> Result<T, ServiceError> {
+        for round in 0..MAX_ATTEMPTS {
+            let (record, state) = self.load(id).await?;
+            let caller = self.authenticate(&record, token).await?;
+            let write = match attempt(&record, state, caller).await? {
+                Attempt::Answer(answer) => return Ok(answer),
+                Attempt::Write(write) => write,
             };
+            let events = to_new_events(&write.events, write.at);
             match self
                 .store
-                .append(
-                    id,
-                    record.version,
-                    to_new_events(&events, at),
-                    update,
-                    stored,
-                )
+                .append(id, record.version, events, write.update, write.idempotency)
                 .await
             {
                 Ok(_) => {
-                    self.count(&events);
-                    return Ok(Reply { status: 200, body });
+                    self.count(&write.events);
+                    return Ok(write.answer);
                 }
-                // Another writer (or a concurrent retry of this very request) won: run again on
-                // the fresh state, where the stored answer or the new turn decides.
-                Err(StoreError::Conflict) => self.metrics.conflicts.inc(),
+                Err(StoreError::Conflict) => {
+                    self.metrics.conflicts.inc();
+                    // Spread the retries of racing writers so that they do not collide again.
+                    let jitter = u64::from(random_bytes::<1>()[0] % 8);
+                    tokio::time::sleep(Duration::from_millis(2 * round as u64 + jitter)).await;
+                }
                 Err(error) => return Err(error.into()),
             }
         }
@@ -470,12 +482,7 @@ impl GameService {
                 "Only the host may cancel a game: send the host token.",
             ));
         }
-        match self.store.cancel_game(id).await {
-            Ok(()) => Ok(()),
-            Err(StoreError::NotWaiting) => Err(ServiceError::NotWaiting),
-            Err(StoreError::NotFound) => Err(ServiceError::NotFound("There is no such game.")),
-            Err(error) => Err(error.into()),
-        }
+        Ok(self.store.cancel_game(id).await?)
     }
 
     /// Waiting, public games with free seats, newest first.
@@ -486,20 +493,20 @@ impl GameService {
     ) -> Result<LobbyPage, ServiceError> {
         let limit = check_limit(limit, 20, 100)?;
         let cursor = cursor.map(decode_cursor).transpose()?;
-        let games = self.store.list_waiting(limit + 1, cursor).await?;
+        let mut games = self.store.list_waiting(limit + 1, cursor).await?;
         let more = games.len() as i64 > limit;
-        let games = &games[..games.len().min(limit as usize)];
-        let next_cursor = more
-            .then(|| {
-                games
-                    .last()
-                    .map(|game| encode_cursor(&LobbyCursor::from(game)))
-            })
-            .flatten();
+        games.truncate(limit as usize);
+        let next_cursor = if more {
+            games
+                .last()
+                .map(|game| encode_cursor(&LobbyCursor::from(game)))
+        } else {
+            None
+        };
         let views = games
-            .iter()
+            .into_iter()
             .map(|game| {
-                serde_json::from_value::<State>(game.projection.clone())
+                serde_json::from_value::<State>(game.projection)
                     .map(|state| engine::view(&state, Viewer::Spectator))
                     .map_err(|e| StoreError::Corrupt(format!("projection of {}: {e}", game.id)))
             })
@@ -585,6 +592,26 @@ impl GameService {
     }
 }
 
+/// What one attempt of a write decided.
+enum Attempt<T> {
+    /// Answer without writing (an idempotent replay).
+    Answer(T),
+    /// Append these events, then answer.
+    Write(Box<Write<T>>),
+}
+
+/// Events to append with the game's new state, and the answer once they are stored.
+struct Write<T> {
+    events: Vec<Event>,
+    at: Timestamp,
+    update: GameUpdate,
+    idempotency: Option<MoveIdempotency>,
+    answer: T,
+}
+
+/// The shortest `Idempotency-Key` accepted on game creation.
+pub const MIN_CREATION_KEY_LEN: usize = 22;
+
 /// A client's `Idempotency-Key` with the fingerprint of the request it came with.
 #[derive(Debug, Clone)]
 pub struct IdempotencyKey {
@@ -593,14 +620,26 @@ pub struct IdempotencyKey {
 }
 
 impl IdempotencyKey {
-    /// Checks the header value (1 to 255 visible ASCII characters) and fingerprints the body.
-    pub fn new(key: &str, body: &[u8]) -> Result<Self, ServiceError> {
+    /// Checks a move's key (1 to 255 visible ASCII characters) and fingerprints the body. A move
+    /// key is scoped to the game and the seat whose token comes with it.
+    pub fn for_move(key: &str, body: &[u8]) -> Result<Self, ServiceError> {
+        Self::new(key, body, 1)
+    }
+
+    /// Checks a creation key and fingerprints the body. Creation keys share one scope across all
+    /// clients and replay a host token, so they must be hard to guess: at least
+    /// [`MIN_CREATION_KEY_LEN`] characters (a UUID fits).
+    pub fn for_creation(key: &str, body: &[u8]) -> Result<Self, ServiceError> {
+        Self::new(key, body, MIN_CREATION_KEY_LEN)
+    }
+
+    fn new(key: &str, body: &[u8], min_len: usize) -> Result<Self, ServiceError> {
         let valid =
-            !key.is_empty() && key.len() <= 255 && key.bytes().all(|byte| byte.is_ascii_graphic());
+            (min_len..=255).contains(&key.len()) && key.bytes().all(|byte| byte.is_ascii_graphic());
         if !valid {
-            return Err(ServiceError::Malformed(
-                "Idempotency-Key must be 1 to 255 visible ASCII characters.".to_owned(),
-            ));
+            return Err(ServiceError::Malformed(format!(
+                "Idempotency-Key must be {min_len} to 255 visible ASCII characters."
+            )));
         }
         Ok(IdempotencyKey {
             key: key.to_owned(),
@@ -721,6 +760,21 @@ fn decide_and_apply(
     Ok(events)
 }
 
+/// Decides `command` on `state` and plays every bot turn it hands over.
+fn advance(
+    state: &mut State,
+    record: &GameRecord,
+    command: &Command,
+    at: Timestamp,
+) -> Result<Vec<Event>, ServiceError> {
+    let secrets = secrets_of(record)?;
+    let mut events = decide_and_apply(state, command, &secrets, at)?;
+    run_bots(state, &secrets, at, &mut events)
+        // A bot only plays legal moves: a refusal is our bug, not the caller's mistake.
+        .map_err(|error| ServiceError::Internal(format!("a bot's move was refused: {error}")))?;
+    Ok(events)
+}
+
 /// Plays every bot turn that is due, recording each as ordinary events. Each bot's randomness is
 /// derived from the secret server seed and the log position, so it is reproducible by the server
 /// and unpredictable to players.
@@ -797,7 +851,13 @@ fn decode_cursor(text: &str) -> Result<LobbyCursor, ServiceError> {
     let bytes = hex::decode(text).map_err(|_| malformed())?;
     let text = String::from_utf8(bytes).map_err(|_| malformed())?;
     let (created_at, id) = text.split_once('|').ok_or_else(malformed)?;
-    Timestamp::parse(created_at).map_err(|_| malformed())?;
+    // Only a time this server could have written (its exact format, from 1970 to 9999), so
+    // that the store is never handed a date it cannot compare.
+    const YEAR_10000: i64 = 253_402_300_800_000_000;
+    let time = Timestamp::parse(created_at).map_err(|_| malformed())?;
+    if !(0..YEAR_10000).contains(&time.0) || time.to_string() != created_at {
+        return Err(malformed());
+    }
     Ok(LobbyCursor {
         created_at: created_at.to_owned(),
         id: id.parse().map_err(|_| malformed())?,
@@ -807,6 +867,9 @@ fn decode_cursor(text: &str) -> Result<LobbyCursor, ServiceError> {
 /// A stored entry as `viewer` may see it: hidden fields null and `salt` null when redacted.
 fn entry_for(entry: &Entry, viewer: Viewer, finished: bool) -> Result<Value, ServiceError> {
     let mut json = entry.to_json();
+    if finished {
+        return Ok(json);
+    }
     let (event, _) = check::entry_event(entry).map_err(StoreError::Corrupt)?;
     if let Some(redacted) = engine::redact_event(&event, viewer, finished) {
         json["data"] = redacted["data"].clone();
@@ -822,7 +885,10 @@ fn to_new_events(events: &[Event], at: Timestamp) -> Vec<NewEvent> {
         .map(|event| {
             let mut json = to_json(event);
             NewEvent {
-                kind: json["type"].as_str().unwrap_or_default().to_owned(),
+                kind: json["type"]
+                    .as_str()
+                    .expect("an event serializes with its type")
+                    .to_owned(),
                 data: json["data"].take(),
                 at: at.clone(),
             }
@@ -834,12 +900,12 @@ fn to_json(value: &impl Serialize) -> Value {
     serde_json::to_value(value).expect("engine types serialize to JSON")
 }
 
-fn status_name(status: Status) -> &'static str {
-    match status {
-        Status::Waiting => "waiting",
-        Status::Playing => "playing",
-        Status::Finished => "finished",
-    }
+/// The status as the games table stores it: its name in the views.
+fn status_name(state: &State) -> String {
+    to_json(&state.status)
+        .as_str()
+        .expect("a status serializes to its name")
+        .to_owned()
 }
 
 fn now() -> Timestamp {

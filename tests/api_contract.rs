@@ -245,6 +245,22 @@ async fn requests_that_do_not_parse_are_400_malformed_request(backend: Backend) 
         problem(response, 400, "malformed_request").await;
     }
 
+    // Cursors that decode, but to times this server never writes (the store could not compare
+    // them), are malformed too.
+    let odd_cursors: Vec<String> = [
+        "+12345-01-01T00:00:00.000000Z",
+        "0000-01-01T00:00:00.000000Z",
+        "1969-12-31T23:59:59.999999Z",
+        "2026-12-01T00:00:00Z",
+    ]
+    .iter()
+    .map(|time| {
+        format!(
+            "cursor={}",
+            hex::encode(format!("{time}|00000000-0000-4000-8000-000000000000"))
+        )
+    })
+    .collect();
     for query in [
         "status=finished",
         "status=playing",
@@ -254,7 +270,10 @@ async fn requests_that_do_not_parse_are_400_malformed_request(backend: Backend) 
         "cursor=00",
         "cursor=6e6f742d612d637572736f72",
         "sort=oldest",
-    ] {
+    ]
+    .into_iter()
+    .chain(odd_cursors.iter().map(String::as_str))
+    {
         let response = app.get(&format!("/v1/games?{query}")).await;
         problem(response, 400, "malformed_request").await;
     }
@@ -981,6 +1000,10 @@ async fn creation_and_seat_values_that_break_a_rule_are_422(backend: Backend) {
             "max_turns_per_hole",
         ),
         (
+            json!({"seats": 2, "rules": {"max_turns_per_hole": 401}}),
+            "max_turns_per_hole",
+        ),
+        (
             json!({"seats": 2, "holes": 1, "decks": [stacked_deck(1), stacked_deck(2)]}),
             "decks",
         ),
@@ -1035,7 +1058,7 @@ async fn creation_and_seat_values_that_break_a_rule_are_422(backend: Backend) {
     let first = app
         .client
         .post(app.url("/v1/games"))
-        .header("idempotency-key", "create-1")
+        .header("idempotency-key", "create-1-5f0c2b9e-8d1a-4c7e")
         .json(&json!({"seats": 2}))
         .send()
         .await
@@ -1044,12 +1067,23 @@ async fn creation_and_seat_values_that_break_a_rule_are_422(backend: Backend) {
     let again = app
         .client
         .post(app.url("/v1/games"))
-        .header("idempotency-key", "create-1")
+        .header("idempotency-key", "create-1-5f0c2b9e-8d1a-4c7e")
         .json(&json!({"seats": 3}))
         .send()
         .await
         .unwrap();
     problem(again, 422, "idempotency_key_reused").await;
+
+    // Creation keys are shared by every client, so a short, guessable one is refused.
+    let short = app
+        .client
+        .post(app.url("/v1/games"))
+        .header("idempotency-key", "1")
+        .json(&json!({"seats": 2}))
+        .send()
+        .await
+        .unwrap();
+    problem(short, 400, "malformed_request").await;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1276,6 +1310,22 @@ async fn failures_follow_the_contracts_precedence(backend: Backend) {
         "refused moves after the draw",
     )
     .await;
+
+    // A full game refuses a join (409) before it judges the joiner's name or seed (422).
+    for body in [
+        json!({"name": "   "}),
+        json!({"name": "Ok", "client_seed": "x".repeat(65)}),
+    ] {
+        let response = app
+            .send(
+                Method::POST,
+                &format!("/v1/games/{id}/players"),
+                Some(&body),
+                None,
+            )
+            .await;
+        problem(response, 409, "game_full").await;
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1593,11 +1643,15 @@ async fn idempotent_creation_creates_one_game(backend: Backend) {
             .send()
     };
     let body = json!({"seats": 2, "holes": 3, "rules": {"final_turns": true}});
-    let first = create("game-1", body.clone()).await.unwrap();
+    let first = create("game-1-3b8f6e2a-91c4-4f0d-a7e5", body.clone())
+        .await
+        .unwrap();
     assert_eq!(first.status(), 201);
     let location = header(first.headers(), "location").to_owned();
     let first: Value = first.json().await.unwrap();
-    let second = create("game-1", body.clone()).await.unwrap();
+    let second = create("game-1-3b8f6e2a-91c4-4f0d-a7e5", body.clone())
+        .await
+        .unwrap();
     assert_eq!(second.status(), 201);
     assert_eq!(header(second.headers(), "location"), location);
     let second: Value = second.json().await.unwrap();
@@ -1616,14 +1670,19 @@ async fn idempotent_creation_creates_one_game(backend: Backend) {
 
     // Another body with the key is refused; a different key makes a second game.
     problem(
-        create("game-1", json!({"seats": 2, "holes": 4}))
-            .await
-            .unwrap(),
+        create(
+            "game-1-3b8f6e2a-91c4-4f0d-a7e5",
+            json!({"seats": 2, "holes": 4}),
+        )
+        .await
+        .unwrap(),
         422,
         "idempotency_key_reused",
     )
     .await;
-    let other = create("game-2", body.clone()).await.unwrap();
+    let other = create("game-2-3b8f6e2a-91c4-4f0d-a7e5", body.clone())
+        .await
+        .unwrap();
     assert_eq!(other.status(), 201);
     let other: Value = other.json().await.unwrap();
     assert_ne!(other["id"], first["id"]);
@@ -1653,7 +1712,12 @@ async fn idempotent_creation_creates_one_game(backend: Backend) {
         .await;
     problem(response, 409, "game_full").await;
     // A retry of the creation after the game filled still answers as it first did.
-    let third: Value = create("game-1", body).await.unwrap().json().await.unwrap();
+    let third: Value = create("game-1-3b8f6e2a-91c4-4f0d-a7e5", body)
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     assert_eq!(third, first);
     let log = app.events(id, None, 0).await;
     assert_eq!(

@@ -14,6 +14,7 @@ use crate::api::problem::{ApiError, Problem};
 use crate::engine::{BotKind, MoveRequest, RulesInput, View};
 use crate::service::{
     CreatedGame, EventsPage, IdempotencyKey, JoinRequest, Joined, LobbyPage, NewGameRequest, Reply,
+    ServiceError,
 };
 
 /// `POST /v1/games`: a new game.
@@ -93,7 +94,7 @@ pub struct EventsQuery {
 #[utoipa::path(
     tag = "games",
     request_body = CreateGameBody,
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retried creation return the first answer")),
+    params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retried creation return the first answer (with its host token): 22 to 255 visible ASCII characters, and random (a UUID), since anyone presenting it gets that answer")),
     responses(
         (status = 201, description = "Created; `Location` names the game", body = CreatedGame),
         (status = 400, description = "The body does not parse", body = Problem, content_type = "application/problem+json"),
@@ -110,7 +111,7 @@ pub async fn create_game(
 ) -> Result<HttpResponse, ApiError> {
     let body = read_body(body)?;
     let parsed: CreateGameBody = parse_body(&body)?;
-    let key = idempotency_key(&request, &body)?;
+    let key = idempotency_key(&request, &body, IdempotencyKey::for_creation)?;
     let reply = state
         .service
         .create(
@@ -125,7 +126,7 @@ pub async fn create_game(
         )
         .await?;
     let id = reply.body["id"].as_str().unwrap_or_default().to_owned();
-    let mut response = json_reply(&reply, Privacy::Secret);
+    let mut response = json_reply(&reply);
     if let Ok(location) = HeaderValue::from_str(&format!("/v1/games/{id}")) {
         response.headers_mut().insert(header::LOCATION, location);
     }
@@ -315,7 +316,7 @@ pub async fn make_move(
     // A body or header that does not parse is a 400 only once the game is found and the token
     // checked (API.md's precedence), so the service is handed the failure to report in its turn.
     let parsed = parse_body::<MoveRequest>(&body).and_then(|mv| {
-        let key = idempotency_key(&request, &body)?;
+        let key = idempotency_key(&request, &body, IdempotencyKey::for_move)?;
         let if_match = header_text(&request, header::IF_MATCH)?;
         Ok((mv, key, if_match))
     });
@@ -327,7 +328,7 @@ pub async fn make_move(
         .service
         .play(*id, token.as_deref(), parsed, if_match.as_deref(), key)
         .await?;
-    Ok(json_reply(&reply, Privacy::Secret))
+    Ok(json_reply(&reply))
 }
 
 /// A page of the game's log: redacted for the caller while the game runs, complete once it is
@@ -436,12 +437,10 @@ fn view_response(request: &HttpRequest, view: &View, privacy: Privacy) -> HttpRe
     }
 }
 
-fn json_reply(reply: &Reply, privacy: Privacy) -> HttpResponse {
+/// A reply that may have been stored for an idempotent retry: private to its caller.
+fn json_reply(reply: &Reply) -> HttpResponse {
     let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::OK);
-    let mut builder = match privacy {
-        Privacy::Secret => private(HttpResponse::build(status)),
-        Privacy::Public => HttpResponse::build(status),
-    };
+    let mut builder = private(HttpResponse::build(status));
     if let Some(version) = reply.body.get("version").and_then(Value::as_u64) {
         builder.insert_header((header::ETAG, etag(version)));
     }
@@ -498,8 +497,9 @@ fn header_text(
 fn idempotency_key(
     request: &HttpRequest,
     body: &Bytes,
+    check: fn(&str, &[u8]) -> Result<IdempotencyKey, ServiceError>,
 ) -> Result<Option<IdempotencyKey>, ApiError> {
     header_text(request, header::HeaderName::from_static("idempotency-key"))?
-        .map(|key| IdempotencyKey::new(&key, body).map_err(ApiError::from))
+        .map(|key| check(&key, body).map_err(ApiError::from))
         .transpose()
 }

@@ -95,11 +95,6 @@ pub fn configure_extractors(config: &mut web::ServiceConfig) {
         // Handlers read their bodies as bytes (see `games::read_body`): this is their limit.
         .app_data(web::PayloadConfig::new(MAX_BODY_BYTES))
         .app_data(
-            web::JsonConfig::default()
-                .limit(MAX_BODY_BYTES)
-                .error_handler(|error, _| json_error(&error).into()),
-        )
-        .app_data(
             web::QueryConfig::default()
                 .error_handler(|error, _| ApiError::malformed(error.to_string()).into()),
         )
@@ -107,19 +102,6 @@ pub fn configure_extractors(config: &mut web::ServiceConfig) {
             web::PathConfig::default()
                 .error_handler(|_, _| ApiError::not_found("No such resource.").into()),
         );
-}
-
-fn json_error(error: &actix_web::error::JsonPayloadError) -> ApiError {
-    use actix_web::error::JsonPayloadError;
-    match error {
-        JsonPayloadError::OverflowKnownLength { .. } | JsonPayloadError::Overflow { .. } => {
-            ApiError::payload_too_large()
-        }
-        JsonPayloadError::ContentType => {
-            ApiError::malformed("The body must be JSON (Content-Type: application/json).")
-        }
-        other => ApiError::malformed(format!("The body does not parse: {other}")),
-    }
 }
 
 /// Answers requests that match no route.

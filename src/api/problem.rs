@@ -86,9 +86,13 @@ impl ApiError {
         &self.detail
     }
 
-    /// The stable code clients match on.
-    pub fn code(&self) -> &'static str {
-        self.code
+    /// 500 `internal_error`: a fault of ours; the reason goes to the log, not to the client.
+    pub fn internal() -> Self {
+        Self::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal_error",
+            "The server failed to handle this request.",
+        )
     }
 
     /// The problem body.
@@ -158,11 +162,7 @@ impl From<StoreError> for ApiError {
             StoreError::Corrupt(reason) | StoreError::Internal(reason) => {
                 // The reason stays in our logs: clients get no internals.
                 tracing::error!(%reason, "store failure");
-                ApiError::new(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    "internal_error",
-                    "The server failed to handle this request.",
-                )
+                ApiError::internal()
             }
         }
     }
@@ -188,8 +188,9 @@ impl From<ServiceError> for ApiError {
             ServiceError::OutOfRange(_) => {
                 ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "out_of_range", detail)
             }
-            ServiceError::NotWaiting => {
-                ApiError::new(StatusCode::CONFLICT, "game_not_waiting", detail)
+            ServiceError::Internal(reason) => {
+                tracing::error!(%reason, "server fault");
+                ApiError::internal()
             }
             ServiceError::Rule(rule) => ApiError::new(
                 StatusCode::from_u16(rule.status()).unwrap_or(StatusCode::UNPROCESSABLE_ENTITY),
