@@ -175,6 +175,37 @@ async fn postgres_readiness_fails_fast_when_the_database_is_gone() {
 }
 
 #[test]
+fn every_schema_reference_in_the_spec_resolves() {
+    fn references(value: &serde_json::Value, found: &mut Vec<String>) {
+        match value {
+            serde_json::Value::Object(object) => {
+                for (key, inner) in object {
+                    match (key.as_str(), inner.as_str()) {
+                        ("$ref", Some(target)) => found.push(target.to_owned()),
+                        _ => references(inner, found),
+                    }
+                }
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|i| references(i, found)),
+            _ => {}
+        }
+    }
+    let spec: serde_json::Value = serde_json::from_str(&golf_server::api::openapi_json()).unwrap();
+    let mut found = Vec::new();
+    references(&spec, &mut found);
+    assert!(found.len() > 20);
+    for target in found {
+        let name = target
+            .strip_prefix("#/components/schemas/")
+            .unwrap_or_else(|| panic!("{target} is not a schema reference"));
+        assert!(
+            spec["components"]["schemas"].get(name).is_some(),
+            "{target} points to no schema"
+        );
+    }
+}
+
+#[test]
 fn committed_spec_is_what_the_code_generates() {
     let committed = include_str!("../openapi/openapi.json");
     assert!(

@@ -64,6 +64,7 @@ pub struct JoinBody {
 #[into_params(parameter_in = Query)]
 pub struct LobbyQuery {
     /// Only `waiting` is listed.
+    #[param(inline)]
     pub status: Option<LobbyStatus>,
     /// Games per page, 1 to 100 (default 20).
     pub limit: Option<i64>,

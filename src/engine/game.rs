@@ -324,6 +324,7 @@ pub enum Source {
 /// serde errors.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case", try_from = "MoveRequest")]
+#[schema(description = "A move the caller may make now, in the format that POST /moves takes.")]
 pub enum Move {
     /// The initial reveal of two of the player's own face-down cards.
     Reveal {
@@ -418,6 +419,7 @@ impl Move {
 /// empty struct variants so that serde rejects unknown fields on them too.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[schema(description = "A move. Positions are 0 to 5, row-major: top row 0 1 2, bottom row 3 4 5.")]
 pub enum MoveRequest {
     /// `{"type": "reveal", "positions": [p, q]}`
     Reveal {
