@@ -23,9 +23,11 @@ use crate::service::{
 #[schema(example = json!({"seats": 2, "holes": 9, "rules": {"final_turns": true}, "private": false}))]
 pub struct CreateGameBody {
     /// Number of seats, 2 to 4.
+    #[schema(minimum = 2, maximum = 4)]
     pub seats: i64,
     /// Number of holes, 1 to 18 (default 9).
     #[serde(default = "default_holes")]
+    #[schema(minimum = 1, maximum = 18, default = 9)]
     pub holes: i64,
     /// Rule options; any left out take their defaults.
     #[serde(default)]
@@ -67,6 +69,7 @@ pub struct LobbyQuery {
     #[param(inline)]
     pub status: Option<LobbyStatus>,
     /// Games per page, 1 to 100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
     pub limit: Option<i64>,
     /// `next_cursor` of the previous page.
     pub cursor: Option<String>,
@@ -86,8 +89,10 @@ pub enum LobbyStatus {
 #[into_params(parameter_in = Query)]
 pub struct EventsQuery {
     /// Entries with `seq` above this (default 0).
+    #[param(minimum = 0)]
     pub after: Option<i64>,
     /// Entries per page, 1 to 1000 (default 100).
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<i64>,
 }
 
