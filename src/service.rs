@@ -256,13 +256,13 @@ impl GameService {
                 Ok(Reply { status: 201, body })
             }
             // A concurrent retry with the same key created the game first: answer as it did.
-            Err(StoreError::Conflict) if idempotency.is_some() => {
-                let key = idempotency.as_ref().expect("checked above");
-                match self.store.find_create_response(&key.storage_key()).await? {
+            Err(StoreError::Conflict) => match &idempotency {
+                Some(key) => match self.store.find_create_response(&key.storage_key()).await? {
                     Some(stored) => replay_created(stored, key),
                     None => Err(StoreError::Conflict.into()),
-                }
-            }
+                },
+                None => Err(StoreError::Conflict.into()),
+            },
             Err(error) => Err(error.into()),
         }
     }
