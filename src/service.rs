@@ -294,8 +294,7 @@ impl GameService {
         if bool::from(hash.ct_eq(&record.host_token_hash)) {
             return Ok(Caller::Host);
         }
-        let seats = self.store.seat_token_hashes(record.id).await?;
-        match find_seat(&seats, &hash) {
+        match find_seat(&record.seat_tokens, &hash) {
             Some(seat) => Ok(Caller::Seat(seat as Seat)),
             None => Err(ServiceError::Unauthorized(
                 "This token is not a seat or host token of this game.",

@@ -35,6 +35,10 @@ use uuid::Uuid;
 pub use chain::{ChainError, verify_chain};
 pub use error::StoreError;
 
+/// Events written by one INSERT: 7 parameters each stays well below both backends' limits on
+/// the parameters of one statement.
+const EVENTS_PER_INSERT: usize = 1000;
+
 /// How long a stored idempotent response is honored; older records are ignored and may be replaced.
 pub const IDEMPOTENCY_TTL: Duration = Duration::from_secs(24 * 60 * 60);
 
@@ -114,6 +118,9 @@ pub struct GameRecord {
     pub decks: Option<Value>,
     pub projection: Value,
     pub head_hash: [u8; 32],
+    /// The token hash of every seat taken (`None` for a bot), by seat: read with the row, so
+    /// that authenticating a request costs no second query. See [`find_seat`].
+    pub seat_tokens: Vec<(i32, Option<[u8; 32]>)>,
 }
 
 /// A seat taken in the same transaction as the events that record it.
@@ -211,12 +218,6 @@ pub trait EventStore: Send + Sync {
 
     /// Loads a game in one query. A cancelled or unknown game is `None`.
     async fn load_game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError>;
-
-    /// The token hash of every seat taken (`None` for bots), by seat. See [`find_seat`].
-    async fn seat_token_hashes(
-        &self,
-        game_id: Uuid,
-    ) -> Result<Vec<(i32, Option<[u8; 32]>)>, StoreError>;
 
     /// Appends `events` after entry `expected_version`, applies `update` and stores `idem`, in one
     /// transaction. Returns the stored entries (none when `events` is empty: then only the row is
@@ -416,6 +417,8 @@ mod rows {
         decks: Option<Json<Value>>,
         projection: Json<Value>,
         head_hash: Vec<u8>,
+        /// `[[seat, hex token hash or null], ...]`, aggregated from `seats` in the same query.
+        seat_tokens: Json<Vec<(i32, Option<String>)>>,
     }
 
     impl TryFrom<GameRow> for GameRecord {
@@ -439,6 +442,21 @@ mod rows {
                 decks: row.decks.map(|d| d.0),
                 projection: row.projection.0,
                 head_hash: bytes32(row.head_hash, "head_hash")?,
+                seat_tokens: row
+                    .seat_tokens
+                    .0
+                    .into_iter()
+                    .map(|(seat, hash)| {
+                        let hash = hash
+                            .map(|hex| {
+                                hex::decode(hex)
+                                    .map_err(|e| StoreError::Corrupt(format!("token_hash: {e}")))
+                                    .and_then(|bytes| bytes32(bytes, "token_hash"))
+                            })
+                            .transpose()?;
+                        Ok((seat, hash))
+                    })
+                    .collect::<Result<_, StoreError>>()?,
             })
         }
     }
@@ -546,24 +564,6 @@ mod rows {
                     .map_err(|_| StoreError::Corrupt(format!("status {}", row.status)))?,
                 body: row.body.0,
             })
-        }
-    }
-
-    #[derive(sqlx::FromRow)]
-    pub struct SeatRow {
-        seat: i32,
-        token_hash: Option<Vec<u8>>,
-    }
-
-    impl TryFrom<SeatRow> for (i32, Option<[u8; 32]>) {
-        type Error = StoreError;
-
-        fn try_from(row: SeatRow) -> Result<Self, StoreError> {
-            let hash = row
-                .token_hash
-                .map(|h| bytes32(h, "token_hash"))
-                .transpose()?;
-            Ok((row.seat, hash))
         }
     }
 

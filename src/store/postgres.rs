@@ -9,13 +9,14 @@
 use async_trait::async_trait;
 use sqlx::postgres::{PgConnection, PgPool, PgPoolOptions};
 use sqlx::types::Json;
+use sqlx::{Postgres, QueryBuilder};
 use uuid::Uuid;
 
-use super::rows::{self, EntryRow, GameRow, HeadRow, LobbyRow, ResponseRow, SeatRow};
+use super::rows::{self, EntryRow, GameRow, HeadRow, LobbyRow, ResponseRow};
 use super::{
-    CreateIdempotency, Entry, EventStore, GameRecord, GameUpdate, IDEMPOTENCY_TTL, LobbyCursor,
-    LobbyGame, MoveIdempotency, NewEvent, NewGame, NewSeat, PoolOptions, StoreError,
-    StoredResponse, chain, entry_bytes, normalize_created_at, seal,
+    CreateIdempotency, EVENTS_PER_INSERT, Entry, EventStore, GameRecord, GameUpdate,
+    IDEMPOTENCY_TTL, LobbyCursor, LobbyGame, MoveIdempotency, NewEvent, NewGame, NewSeat,
+    PoolOptions, StoreError, StoredResponse, chain, entry_bytes, normalize_created_at, seal,
 };
 
 /// A pool of PostgreSQL connections.
@@ -60,21 +61,26 @@ async fn insert_events(
     game_id: Uuid,
     entries: &[Entry],
 ) -> Result<(), StoreError> {
-    for entry in entries {
-        let (salt, hash) = entry_bytes(entry)?;
-        sqlx::query(
-            "INSERT INTO events (game_id, seq, type, data, at, salt, hash) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7)",
-        )
-        .bind(game_id)
-        .bind(entry.seq)
-        .bind(&entry.kind)
-        .bind(Json(&entry.data))
-        .bind(&entry.at)
-        .bind(salt)
-        .bind(hash)
-        .execute(&mut *conn)
-        .await?;
+    // One statement per chunk, not per event: the request that seats the last bot of a bot game
+    // appends the whole game at once.
+    for chunk in entries.chunks(EVENTS_PER_INSERT) {
+        let rows = chunk
+            .iter()
+            .map(|entry| entry_bytes(entry).map(|(salt, hash)| (entry, salt, hash)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut insert = QueryBuilder::<Postgres>::new(
+            "INSERT INTO events (game_id, seq, type, data, at, salt, hash) ",
+        );
+        insert.push_values(rows, |mut row, (entry, salt, hash)| {
+            row.push_bind(game_id)
+                .push_bind(entry.seq)
+                .push_bind(entry.kind.clone())
+                .push_bind(Json(entry.data.clone()))
+                .push_bind(entry.at.clone())
+                .push_bind(salt)
+                .push_bind(hash);
+        });
+        insert.build().execute(&mut *conn).await?;
     }
     Ok(())
 }
@@ -200,25 +206,16 @@ impl EventStore for PgStore {
             "SELECT id, ",
             created_at_text!(),
             ", status, version, seats, holes, players, rules, commitment, server_seed, \
-             host_token_hash, private, stacked, decks, projection, head_hash \
+             host_token_hash, private, stacked, decks, projection, head_hash, \
+             (SELECT COALESCE(json_agg(json_build_array(seat, encode(token_hash, 'hex')) \
+                                       ORDER BY seat), '[]'::json) \
+              FROM seats WHERE seats.game_id = games.id) AS seat_tokens \
              FROM games WHERE id = $1 AND status <> 'cancelled'"
         ))
         .bind(id)
         .fetch_optional(&self.pool)
         .await?;
         row.map(GameRecord::try_from).transpose()
-    }
-
-    async fn seat_token_hashes(
-        &self,
-        game_id: Uuid,
-    ) -> Result<Vec<(i32, Option<[u8; 32]>)>, StoreError> {
-        let rows: Vec<SeatRow> =
-            sqlx::query_as("SELECT seat, token_hash FROM seats WHERE game_id = $1 ORDER BY seat")
-                .bind(game_id)
-                .fetch_all(&self.pool)
-                .await?;
-        rows::convert(rows)
     }
 
     async fn append(
