@@ -45,12 +45,14 @@ impl Application {
         spawn_idempotency_purge(store.clone());
         let state = api::state(GameService::new(store, metrics.games()));
         let spec = api::openapi();
+        let routes = Data::new(api::RouteTable::from_spec(&spec));
         let server = HttpServer::new(move || {
             let (app, _) = App::new()
                 .into_utoipa_app()
                 .openapi(api::ApiDoc::openapi())
                 .app_data(state.clone())
                 .app_data(metrics.clone())
+                .app_data(routes.clone())
                 .configure(api::routes)
                 .split_for_parts();
             app.configure(api::configure_extractors)

@@ -514,12 +514,21 @@ async fn unknown_games_entries_and_routes_are_404_not_found(backend: Backend) {
         (Method::GET, "/v1/games/{id}/scores"),
         (Method::POST, "/v1/games/{id}/undo"),
         (Method::GET, "/"),
-        (Method::PUT, "/v1/games/{id}"),
-        (Method::PATCH, "/v1/games/{id}/moves"),
     ] {
         let path = path.replace("{id}", &id);
         let response = app.send(method, &path, None, None).await;
         problem(response, 404, "not_found").await;
+    }
+    // A known path with a method it does not answer is 405, naming the methods it does answer.
+    for (method, path, allow) in [
+        (Method::PUT, "/v1/games/{id}", "GET, DELETE"),
+        (Method::PATCH, "/v1/games/{id}/moves", "POST"),
+        (Method::DELETE, "/v1/games", "GET, POST"),
+    ] {
+        let path = path.replace("{id}", &id);
+        let response = app.send(method, &path, None, None).await;
+        assert_eq!(header(response.headers(), "allow"), allow, "{path}");
+        problem(response, 405, "method_not_allowed").await;
     }
 }
 

@@ -4,7 +4,9 @@ pub mod games;
 pub mod health;
 pub mod problem;
 
-use actix_web::http::header;
+use actix_web::ResponseError;
+use actix_web::dev::ResourceDef;
+use actix_web::http::{StatusCode, header};
 use actix_web::web::{self, Data};
 use actix_web::{App, HttpRequest, HttpResponse};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -104,8 +106,64 @@ pub fn configure_extractors(config: &mut web::ServiceConfig) {
         );
 }
 
-/// Answers requests that match no route.
-pub async fn no_route(request: HttpRequest) -> Result<HttpResponse, ApiError> {
+/// The documented paths and the methods each answers, read from the OpenAPI document, so that
+/// a request for a known path with another method gets 405 and the `Allow` header.
+pub struct RouteTable(Vec<(ResourceDef, Vec<&'static str>)>);
+
+impl RouteTable {
+    /// The routes of `spec` (whose path templates are also actix patterns).
+    pub fn from_spec(spec: &utoipa::openapi::OpenApi) -> Self {
+        let routes = spec
+            .paths
+            .paths
+            .iter()
+            .map(|(path, item)| {
+                let methods = [
+                    ("GET", item.get.is_some()),
+                    ("POST", item.post.is_some()),
+                    ("PUT", item.put.is_some()),
+                    ("PATCH", item.patch.is_some()),
+                    ("DELETE", item.delete.is_some()),
+                ]
+                .into_iter()
+                .filter_map(|(method, present)| present.then_some(method))
+                .collect();
+                (ResourceDef::new(path.as_str()), methods)
+            })
+            .collect();
+        RouteTable(routes)
+    }
+
+    fn methods_of(&self, path: &str) -> Option<&[&'static str]> {
+        self.0
+            .iter()
+            .find(|(route, _)| route.is_match(path))
+            .map(|(_, methods)| methods.as_slice())
+    }
+}
+
+/// Answers requests that match no route: 405 for a known path, 404 otherwise.
+pub async fn no_route(
+    request: HttpRequest,
+    routes: Data<RouteTable>,
+) -> Result<HttpResponse, ApiError> {
+    if let Some(methods) = routes.methods_of(request.path()) {
+        let allow = methods.join(", ");
+        let mut response = ApiError::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method_not_allowed",
+            format!(
+                "{} answers {allow}, not {}.",
+                request.path(),
+                request.method()
+            ),
+        )
+        .error_response();
+        if let Ok(value) = header::HeaderValue::from_str(&allow) {
+            response.headers_mut().insert(header::ALLOW, value);
+        }
+        return Ok(response);
+    }
     Err(ApiError::not_found(format!(
         "No route for {} {}.",
         request.method(),
