@@ -64,6 +64,8 @@ impl Application {
                 .wrap(TracingLogger::<RedactingRootSpan>::new())
         })
         .shutdown_timeout(SHUTDOWN_GRACE_SECONDS)
+        // actix stops at once on SIGINT; here both signals drain the requests in flight.
+        .shutdown_signal(stop_requested())
         .listen(listener)?
         .run();
         Ok(Application { address, server })
@@ -77,6 +79,23 @@ impl Application {
     /// Serves until SIGTERM or SIGINT, then lets in-flight requests finish.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         self.server.await
+    }
+}
+
+/// Resolves on the first SIGTERM or SIGINT (Ctrl-C).
+async fn stop_requested() {
+    #[cfg(unix)]
+    let terminate = async {
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("a SIGTERM handler can be installed")
+            .recv()
+            .await
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<Option<()>>();
+    tokio::select! {
+        _ = terminate => tracing::info!("SIGTERM received: finishing requests in flight"),
+        _ = tokio::signal::ctrl_c() => tracing::info!("SIGINT received: finishing requests in flight"),
     }
 }
 

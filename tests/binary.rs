@@ -1,6 +1,7 @@
 //! The `golf-server` binary as a newcomer runs it: no setup, embedded SQLite, clean logs.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
@@ -53,12 +54,23 @@ impl Server {
         }
     }
 
+    /// Sends a signal (`"TERM"`, `"INT"`, ...) to the server.
+    fn signal(&self, name: &str) {
+        let sent = Command::new("kill")
+            .args([&format!("-{name}"), &self.child.id().to_string()])
+            .status()
+            .expect("run kill");
+        assert!(sent.success(), "SIG{name} reaches the server");
+    }
+
     /// Sends SIGTERM and returns whether the server exited cleanly, with everything it printed.
     fn terminate(&mut self) -> (bool, String) {
-        Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status()
-            .expect("send SIGTERM");
+        self.signal("TERM");
+        self.wait_for_exit()
+    }
+
+    /// Waits for the server to exit; returns whether it exited cleanly, with everything it printed.
+    fn wait_for_exit(&mut self) -> (bool, String) {
         let status = self.child.wait().expect("the server exits");
         for stream in [
             self.child
@@ -144,6 +156,54 @@ async fn serves_on_embedded_sqlite_with_no_setup_and_logs_no_secret() {
         !logs.contains(QUERY_SECRET),
         "the token parameter leaked:\n{logs}"
     );
+}
+
+#[test]
+fn sigterm_and_sigint_let_an_in_flight_request_finish() {
+    for signal in ["TERM", "INT"] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut command = golf_server();
+        command
+            .current_dir(dir.path())
+            .env("GOLF_BIND", "127.0.0.1:0");
+        let mut server = Server::spawn(command);
+        let address = server.address();
+
+        // A request whose body is still on its way when the signal arrives.
+        let body = br#"{"seats": 2, "holes": 1}"#;
+        let (first, rest) = body.split_at(8);
+        let mut connection = TcpStream::connect(&address).unwrap();
+        connection
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        write!(
+            connection,
+            "POST /v1/games HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        )
+        .unwrap();
+        connection.write_all(first).unwrap();
+        connection.flush().unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+
+        server.signal(signal);
+        std::thread::sleep(Duration::from_millis(300));
+        connection.write_all(rest).unwrap();
+        let mut response = String::new();
+        connection.read_to_string(&mut response).unwrap();
+        assert!(
+            response.starts_with("HTTP/1.1 201"),
+            "the request in flight when SIG{signal} came is answered:\n{response}"
+        );
+        assert!(response.contains("host_token"), "{response}");
+
+        let (clean_exit, logs) = server.wait_for_exit();
+        assert!(
+            clean_exit,
+            "after SIG{signal} the server exits cleanly:\n{logs}"
+        );
+    }
 }
 
 #[test]
