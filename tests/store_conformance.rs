@@ -955,8 +955,9 @@ async fn postgres_terminated_append_leaves_nothing() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sqlite_busy_database_is_unavailable() {
-    // A write lock held elsewhere past the busy timeout makes an append Unavailable, not a panic.
+async fn sqlite_busy_database_is_a_conflict() {
+    // A write lock held elsewhere past the busy timeout makes an append a Conflict (the service
+    // reloads and retries), never Unavailable (a 5xx) nor a panic.
     run(Backend::Sqlite, |db: Arc<TestDb>| async move {
         let game = create(db.store.as_ref(), "2026-05-01T12:00:00Z").await;
         let impatient = PoolOptions {
@@ -980,10 +981,7 @@ async fn sqlite_busy_database_is_unavailable() {
                 None,
             )
             .await;
-        assert!(
-            matches!(result, Err(StoreError::Unavailable(_))),
-            "{result:?}"
-        );
+        assert!(matches!(result, Err(StoreError::Conflict)), "{result:?}");
         assert!(started.elapsed() < Duration::from_secs(3));
         // Readers are not blocked by the writer (WAL).
         assert!(store.load_game(game.id).await.expect("load").is_some());

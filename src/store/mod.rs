@@ -284,8 +284,8 @@ pub struct PoolOptions {
     /// Connections this instance may open. Across instances, keep the sum under the server's
     /// `max_connections`.
     pub max_connections: u32,
-    /// How long a call waits for a connection (and SQLite for its write lock) before failing with
-    /// `Unavailable`.
+    /// How long a call waits for a connection before failing with `Unavailable`, and SQLite for
+    /// its write lock before failing with `Conflict`.
     pub acquire_timeout: Duration,
 }
 

@@ -4,7 +4,8 @@
 //! transaction starts with `BEGIN IMMEDIATE`, which takes the database's write lock up front: a
 //! second writer waits for it (up to `busy_timeout`, set to the pool's acquire timeout) and then
 //! reads the version its predecessor wrote, so a lost race is a `Conflict`. A database still busy
-//! after that is `Unavailable`.
+//! or locked after that is a `Conflict` too (the service reloads and retries, and each attempt
+//! waits again), never `Unavailable`: the database is there, another writer holds it.
 
 use std::str::FromStr;
 
