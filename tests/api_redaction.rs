@@ -179,6 +179,7 @@ async fn no_hidden_card_reaches_any_viewer_after_any_move(backend: Backend) {
         &PoolOptions {
             max_connections: 2,
             acquire_timeout: Duration::from_secs(5),
+            ..PoolOptions::default()
         },
     )
     .await

@@ -65,6 +65,7 @@ async fn open_store(app: &TestApp) -> std::sync::Arc<dyn store::EventStore> {
         &PoolOptions {
             max_connections: 2,
             acquire_timeout: Duration::from_secs(5),
+            ..PoolOptions::default()
         },
     )
     .await

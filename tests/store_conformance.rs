@@ -955,6 +955,51 @@ async fn postgres_terminated_append_leaves_nothing() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_lock_wait_is_bounded() {
+    // An append waiting for a game row that another transaction holds gives up after
+    // lock_timeout as a Conflict (the service reloads and retries) instead of waiting for good.
+    run(Backend::Postgres, |db: Arc<TestDb>| async move {
+        let game = create(db.store.as_ref(), "2026-05-01T12:00:00Z").await;
+        let impatient = PoolOptions {
+            max_connections: 2,
+            statement_timeout: Duration::from_millis(400),
+            ..PoolOptions::default()
+        };
+        let store = store::connect(&db.url, &impatient).await.expect("connect");
+
+        let mut holder = PgConnection::connect(&db.url).await.expect("connect");
+        sqlx::raw_sql("BEGIN")
+            .execute(&mut holder)
+            .await
+            .expect("begin");
+        sqlx::query("SELECT version FROM games WHERE id = $1 FOR UPDATE")
+            .bind(game.id)
+            .execute(&mut holder)
+            .await
+            .expect("lock the game row");
+        let join = || vec![event("player_joined", json!({"seat": 0}))];
+        // The outer timeout only keeps a regression from hanging the suite.
+        let waiting = store.append(game.id, 1, join(), update("waiting"), None);
+        let result = tokio::time::timeout(Duration::from_secs(30), waiting)
+            .await
+            .expect("the append gave up by itself");
+        assert!(matches!(result, Err(StoreError::Conflict)), "{result:?}");
+        assert_eq!(seqs(&all_events(store.as_ref(), game.id).await), [1]);
+
+        sqlx::raw_sql("ROLLBACK")
+            .execute(&mut holder)
+            .await
+            .expect("unlock");
+        let appended = store
+            .append(game.id, 1, join(), update("waiting"), None)
+            .await
+            .expect("append once the row is free");
+        assert_eq!(seqs(&appended), [2]);
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sqlite_busy_database_is_a_conflict() {
     // A write lock held elsewhere past the busy timeout makes an append a Conflict (the service
     // reloads and retries), never Unavailable (a 5xx) nor a panic.
@@ -963,6 +1008,7 @@ async fn sqlite_busy_database_is_a_conflict() {
         let impatient = PoolOptions {
             max_connections: 2,
             acquire_timeout: Duration::from_millis(200),
+            ..PoolOptions::default()
         };
         let store = store::connect(&db.url, &impatient).await.expect("connect");
 
@@ -1010,6 +1056,7 @@ async fn connect_to_a_dead_port_fails_fast() {
     let options = PoolOptions {
         max_connections: 2,
         acquire_timeout: Duration::from_secs(1),
+        ..PoolOptions::default()
     };
     let started = Instant::now();
     let result = store::connect("postgres://postgres@127.0.0.1:1/postgres", &options).await;

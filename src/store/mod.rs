@@ -287,6 +287,11 @@ pub struct PoolOptions {
     /// How long a call waits for a connection before failing with `Unavailable`, and SQLite for
     /// its write lock before failing with `Conflict`.
     pub acquire_timeout: Duration,
+    /// PostgreSQL only: how long one statement may run before the server cancels it
+    /// (`statement_timeout`, then `Unavailable`), and half of it how long a statement may wait
+    /// for a lock (`lock_timeout`, then `Conflict`: another writer holds the game). SQLite's lock
+    /// waits are bounded by `acquire_timeout` instead.
+    pub statement_timeout: Duration,
 }
 
 impl Default for PoolOptions {
@@ -294,6 +299,7 @@ impl Default for PoolOptions {
         PoolOptions {
             max_connections: 10,
             acquire_timeout: Duration::from_secs(3),
+            statement_timeout: Duration::from_secs(5),
         }
     }
 }

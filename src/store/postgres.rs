@@ -6,8 +6,10 @@
 //! other. Every statement on game data names its `game_id`, so the schema can
 //! be distributed by it (docs/SCALING.md).
 
+use std::str::FromStr;
+
 use async_trait::async_trait;
-use sqlx::postgres::{PgConnection, PgPool, PgPoolOptions};
+use sqlx::postgres::{PgConnectOptions, PgConnection, PgPool, PgPoolOptions};
 use sqlx::types::Json;
 use sqlx::{Postgres, QueryBuilder};
 use uuid::Uuid;
@@ -26,20 +28,31 @@ pub struct PgStore {
 
 impl PgStore {
     /// Connects (failing within `acquire_timeout` if the server does not answer) and migrates.
+    ///
+    /// Every connection of the pool carries `statement_timeout` and `lock_timeout` (see
+    /// [`PoolOptions::statement_timeout`]), so no call waits unbounded for a lock or a slow server.
     pub async fn connect(url: &str, options: &PoolOptions) -> Result<Self, StoreError> {
-        let connecting = PgPoolOptions::new()
+        let server = PgConnectOptions::from_str(url)?;
+        // A pool bounds opening its first connection by acquire_timeout, as every acquire.
+        let pool_options = || PgPoolOptions::new().acquire_timeout(options.acquire_timeout);
+        // A migration may rightly run longer than a request's statement, or wait for another
+        // instance's migration lock: it runs on a connection of its own, without the timeouts.
+        let migrating = pool_options()
+            .max_connections(1)
+            .connect_with(server.clone())
+            .await?;
+        let migrated = sqlx::migrate!("migrations/postgres").run(&migrating).await;
+        migrating.close().await;
+        migrated?;
+        let statement_ms = options.statement_timeout.as_millis().max(1);
+        let lock_ms = statement_ms.div_ceil(2);
+        let pool = pool_options()
             .max_connections(options.max_connections)
-            .acquire_timeout(options.acquire_timeout)
-            .connect(url);
-        let pool = tokio::time::timeout(options.acquire_timeout, connecting)
-            .await
-            .map_err(|_| {
-                StoreError::Unavailable(format!(
-                    "PostgreSQL did not answer within {:?}",
-                    options.acquire_timeout
-                ))
-            })??;
-        sqlx::migrate!("migrations/postgres").run(&pool).await?;
+            .connect_with(server.options([
+                ("statement_timeout", statement_ms),
+                ("lock_timeout", lock_ms),
+            ]))
+            .await?;
         Ok(PgStore { pool })
     }
 }

@@ -156,6 +156,7 @@ pub async fn spawn_app(backend: Backend) -> TestApp {
         log_filter: "warn".to_owned(),
         db_max_connections: 5,
         db_acquire_timeout: Duration::from_secs(1),
+        db_statement_timeout: Duration::from_secs(5),
     };
     let app = Application::build(&config)
         .await
@@ -297,6 +298,7 @@ impl TestApp {
             &golf_server::store::PoolOptions {
                 max_connections: 1,
                 acquire_timeout: Duration::from_secs(5),
+                ..golf_server::store::PoolOptions::default()
             },
         )
         .await
