@@ -10,7 +10,9 @@
 //! - [`chain`]: salts, canonical JSON and the hash chain ([`chain::verify_chain`]).
 //! - [`error`]: [`StoreError`] and the mapping of database errors.
 //! - `postgres.rs`, `sqlite.rs`: the two backends, with the same behavior (one test suite runs on
-//!   both).
+//!   both): how each connects and starts a write, and the fragments of SQL where the dialects
+//!   differ.
+//! - `shared.rs`: the `EventStore` implementation both expand, with every statement written once.
 //!
 //! # Concurrency
 //! Every write to a game is one transaction that checks the game's `version` against the caller's
@@ -22,6 +24,7 @@
 pub mod chain;
 pub mod error;
 mod postgres;
+mod shared;
 mod sqlite;
 
 use std::sync::Arc;
