@@ -151,6 +151,132 @@ async fn tampered_logs_and_projections_are_reported(backend: Backend) {
     );
 }
 
+/// The problems of a report, as (game id, problem) pairs.
+fn problems_of(report: &golf_server::check::CheckReport) -> Vec<(String, String)> {
+    report
+        .problems
+        .iter()
+        .map(|p| (p.game_id.to_string(), p.problem.clone()))
+        .collect()
+}
+
+fn has_problem(problems: &[(String, String)], game: &str, text: &str) -> bool {
+    problems
+        .iter()
+        .any(|(id, problem)| id == game && problem.contains(text))
+}
+
+async fn undecodable_games_are_reported_and_the_pass_goes_on(backend: Backend) {
+    // A number no JSON reader of ours takes: the game row of one game and a log entry of another
+    // no longer decode. Each is that game's problem; the third game is still checked.
+    let app = spawn_app(backend).await;
+    let (bots_game, running) = populate(&app).await;
+    tamper(
+        &app,
+        backend,
+        r#"UPDATE games SET rules = '{"n": 1e400}' WHERE id = $1"#,
+        r#"UPDATE games SET rules = '{"n": 1e400}' WHERE id = ?1"#,
+        &bots_game,
+    )
+    .await;
+    tamper(
+        &app,
+        backend,
+        r#"UPDATE events SET data = '{"n": 1e400}' WHERE game_id = $1 AND seq = 2"#,
+        r#"UPDATE events SET data = '{"n": 1e400}' WHERE game_id = ?1 AND seq = 2"#,
+        &running,
+    )
+    .await;
+    let report = check_database(open_store(&app).await.as_ref())
+        .await
+        .unwrap();
+    let problems = problems_of(&report);
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert!(
+        has_problem(&problems, &bots_game, "does not decode"),
+        "{problems:?}"
+    );
+    assert!(
+        has_problem(&problems, &running, "does not decode"),
+        "{problems:?}"
+    );
+    assert_eq!(report.games, 3, "{report:?}");
+}
+
+async fn an_entry_past_the_version_is_reported(backend: Backend) {
+    // A stray entry after the game's version would make its next append collide.
+    let app = spawn_app(backend).await;
+    let (bots_game, _) = populate(&app).await;
+    let copy_last = "INSERT INTO events (game_id, seq, type, data, at, salt, hash) \
+                     SELECT game_id, seq + 1, type, data, at, salt, hash FROM events \
+                     WHERE game_id = {id} ORDER BY seq DESC LIMIT 1";
+    tamper(
+        &app,
+        backend,
+        &copy_last.replace("{id}", "$1"),
+        &copy_last.replace("{id}", "?1"),
+        &bots_game,
+    )
+    .await;
+    let report = check_database(open_store(&app).await.as_ref())
+        .await
+        .unwrap();
+    let problems = problems_of(&report);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        has_problem(&problems, &bots_game, "is past the version"),
+        "{problems:?}"
+    );
+}
+
+async fn a_log_that_breaks_the_rules_is_reported_not_replayed(backend: Backend) {
+    // Events the engine would apply blindly (a dealer and a seat out of range overflow its
+    // arithmetic) are refused before the replay: check-db reports them and does not panic.
+    let app = spawn_app(backend).await;
+    let (bots_game, running) = populate(&app).await;
+    tamper(
+        &app,
+        backend,
+        "UPDATE events SET data = jsonb_set(data, '{dealer}', '255') \
+         WHERE game_id = $1 AND type = 'hole_dealt' AND data->>'hole' = '1'",
+        "UPDATE events SET data = json_set(data, '$.dealer', 255) \
+         WHERE game_id = ?1 AND type = 'hole_dealt' AND json_extract(data, '$.hole') = 1",
+        &bots_game,
+    )
+    .await;
+    let first_swap = "(SELECT min(seq) FROM events WHERE game_id = {id} AND type = 'card_swapped')";
+    tamper(
+        &app,
+        backend,
+        &format!(
+            "UPDATE events SET data = jsonb_set(data, '{{seat}}', '255') \
+             WHERE game_id = $1 AND seq = {}",
+            first_swap.replace("{id}", "$1")
+        ),
+        &format!(
+            "UPDATE events SET data = json_set(data, '$.seat', 255) \
+             WHERE game_id = ?1 AND seq = {}",
+            first_swap.replace("{id}", "?1")
+        ),
+        &running,
+    )
+    .await;
+    let report = check_database(open_store(&app).await.as_ref())
+        .await
+        .unwrap();
+    let problems = problems_of(&report);
+    assert!(
+        has_problem(&problems, &bots_game, "breaks the rules: dealer 255"),
+        "{problems:?}"
+    );
+    assert!(
+        has_problem(&problems, &running, "breaks the rules: seat 255 may not"),
+        "{problems:?}"
+    );
+    // The hash chain notices the edits too; nothing else is wrong.
+    assert_eq!(problems.len(), 4, "{problems:?}");
+}
+
 async fn check_db_command_exits_1_on_a_mismatch(backend: Backend) {
     let app = spawn_app(backend).await;
     let (bots_game, _) = populate(&app).await;
@@ -190,5 +316,8 @@ async fn check_db_command_exits_1_on_a_mismatch(backend: Backend) {
 on_both_backends!(
     stored_games_verify_and_replay_to_their_projections,
     tampered_logs_and_projections_are_reported,
+    undecodable_games_are_reported_and_the_pass_goes_on,
+    an_entry_past_the_version_is_reported,
+    a_log_that_breaks_the_rules_is_reported_not_replayed,
     check_db_command_exits_1_on_a_mismatch,
 );
