@@ -3,12 +3,10 @@
 
 mod common;
 
-use common::{Backend, Seat, TestApp, pick_move, spawn_app};
+use common::{Backend, Seat, TestApp, open_store, pick_move, spawn_app};
 use golf_server::check::check_database;
-use golf_server::store::{self, PoolOptions};
 use reqwest::Method;
 use serde_json::json;
-use std::time::Duration;
 use uuid::Uuid;
 
 /// A finished all-bot game (played out by the request that seats the last bot), a game in
@@ -59,19 +57,6 @@ async fn populate(app: &TestApp) -> (String, String) {
     (bots_game, running)
 }
 
-async fn open_store(app: &TestApp) -> std::sync::Arc<dyn store::EventStore> {
-    store::connect(
-        &app.database.url,
-        &PoolOptions {
-            max_connections: 2,
-            acquire_timeout: Duration::from_secs(5),
-            ..PoolOptions::default()
-        },
-    )
-    .await
-    .unwrap()
-}
-
 /// Runs a statement on the test database, in the dialect of its backend.
 async fn tamper(app: &TestApp, backend: Backend, postgres: &str, sqlite: &str, game: &str) {
     let id: Uuid = game.parse().unwrap();
@@ -101,7 +86,7 @@ async fn tamper(app: &TestApp, backend: Backend, postgres: &str, sqlite: &str, g
 async fn stored_games_verify_and_replay_to_their_projections(backend: Backend) {
     let app = spawn_app(backend).await;
     populate(&app).await;
-    let report = check_database(open_store(&app).await.as_ref())
+    let report = check_database(open_store(&app.database.url).await.as_ref())
         .await
         .unwrap();
     assert_eq!(report.problems, vec![]);
@@ -128,7 +113,7 @@ async fn tampered_logs_and_projections_are_reported(backend: Backend) {
         &running,
     )
     .await;
-    let report = check_database(open_store(&app).await.as_ref())
+    let report = check_database(open_store(&app.database.url).await.as_ref())
         .await
         .unwrap();
     let problems: Vec<(String, String)> = report
@@ -187,7 +172,7 @@ async fn undecodable_games_are_reported_and_the_pass_goes_on(backend: Backend) {
         &running,
     )
     .await;
-    let report = check_database(open_store(&app).await.as_ref())
+    let report = check_database(open_store(&app.database.url).await.as_ref())
         .await
         .unwrap();
     let problems = problems_of(&report);
@@ -218,7 +203,7 @@ async fn an_entry_past_the_version_is_reported(backend: Backend) {
         &bots_game,
     )
     .await;
-    let report = check_database(open_store(&app).await.as_ref())
+    let report = check_database(open_store(&app.database.url).await.as_ref())
         .await
         .unwrap();
     let problems = problems_of(&report);
@@ -261,7 +246,7 @@ async fn a_log_that_breaks_the_rules_is_reported_not_replayed(backend: Backend) 
         &running,
     )
     .await;
-    let report = check_database(open_store(&app).await.as_ref())
+    let report = check_database(open_store(&app.database.url).await.as_ref())
         .await
         .unwrap();
     let problems = problems_of(&report);

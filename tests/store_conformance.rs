@@ -1,36 +1,32 @@
 //! The event store's conformance suite: every case runs against PostgreSQL and SQLite.
 //!
-//! PostgreSQL: each test creates a fresh database with a random name on the server named by
-//! `DATABASE_URL` (default `postgres://postgres@127.0.0.1:5432/postgres`) and drops it afterwards;
-//! a server that does not answer fails the test (it is never skipped). SQLite: a fresh file in the
-//! temp directory per test. Run: `cargo test --test store_conformance`.
+//! Each test gets a fresh database from `common::TestDatabase` (on PostgreSQL, a database with a
+//! random name on the server named by `DATABASE_URL` when it is a `postgres://` URL, else the
+//! local one; a server that does not answer fails the test, it is never skipped), dropped
+//! afterwards. Run: `cargo test --test store_conformance`.
+
+mod common;
 
 use std::future::Future;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use common::{Backend, TestDatabase};
 use golf_server::store::{
     self, CreateIdempotency, Entry, EventStore, GameUpdate, LobbyCursor, MoveIdempotency, NewEvent,
     NewGame, NewSeat, PoolOptions, StoreError, find_seat, verify_chain,
 };
 use serde_json::{Value, json};
-use sqlx::{AssertSqlSafe, Connection, PgConnection, SqliteConnection};
+use sqlx::{Connection, PgConnection, SqliteConnection};
 use uuid::Uuid;
 
-const DEFAULT_DATABASE_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Backend {
-    Postgres,
-    Sqlite,
-}
-
-/// A fresh database and a store connected to it.
+/// A store connected to a fresh database. The database goes with the value: a test that panics
+/// drops it as it unwinds.
 struct TestDb {
+    store: Arc<dyn EventStore>,
     backend: Backend,
     url: String,
-    store: Arc<dyn EventStore>,
+    _database: TestDatabase,
 }
 
 impl TestDb {
@@ -72,93 +68,24 @@ impl TestDb {
     }
 }
 
-fn admin_url() -> String {
-    std::env::var("DATABASE_URL").unwrap_or_else(|_| DEFAULT_DATABASE_URL.to_owned())
-}
-
-/// `url` with its database name replaced by `name`.
-fn with_database(url: &str, name: &str) -> String {
-    let (base, query) = match url.split_once('?') {
-        Some((base, query)) => (base, format!("?{query}")),
-        None => (url, String::new()),
-    };
-    let (scheme, rest) = base.split_once("://").expect("DATABASE_URL has a scheme");
-    let authority = rest.split('/').next().unwrap_or(rest);
-    format!("{scheme}://{authority}/{name}{query}")
-}
-
-async fn admin_connection() -> PgConnection {
-    let url = admin_url();
-    let connecting = PgConnection::connect(&url);
-    match tokio::time::timeout(Duration::from_secs(5), connecting).await {
-        Ok(Ok(conn)) => conn,
-        Ok(Err(e)) => panic!("{}", no_server(&url, &e.to_string())),
-        Err(_) => panic!("{}", no_server(&url, "no answer within 5 s")),
-    }
-}
-
-fn no_server(url: &str, reason: &str) -> String {
-    format!(
-        "PostgreSQL is not reachable at {url} ({reason}). These tests need it: start it with \
-         `pg_ctlcluster --skip-systemctl-redirect 15 main start`, or point DATABASE_URL at a server \
-         where this user may create databases."
-    )
-}
-
-/// Creates the database, runs `test` against it, drops the database (also when `test` panics),
-/// then passes the test's panic on.
+/// Creates a fresh database, connects a store (running the migrations) and runs `test` on it.
+/// The database is dropped when the test ends, passes or panics, and also when connecting fails.
 async fn run<F, Fut>(backend: Backend, test: F)
 where
     F: FnOnce(Arc<TestDb>) -> Fut,
-    Fut: Future<Output = ()> + Send + 'static,
+    Fut: Future<Output = ()>,
 {
-    let name = format!("golf_store_test_{}", Uuid::new_v4().simple());
-    let (url, sqlite_file) = match backend {
-        Backend::Postgres => {
-            let mut admin = admin_connection().await;
-            sqlx::raw_sql(AssertSqlSafe(format!("CREATE DATABASE {name}")))
-                .execute(&mut admin)
-                .await
-                .expect("create the test database");
-            (with_database(&admin_url(), &name), None)
-        }
-        Backend::Sqlite => {
-            let file = std::env::temp_dir().join(format!("{name}.db"));
-            (format!("sqlite:{}", file.display()), Some(file))
-        }
-    };
-    let store = store::connect(&url, &PoolOptions::default())
+    let database = TestDatabase::new(backend).await;
+    let store = store::connect(&database.url, &PoolOptions::default())
         .await
         .expect("connect the store");
-    let db = Arc::new(TestDb {
-        backend,
-        url,
+    test(Arc::new(TestDb {
         store,
-    });
-    let outcome = tokio::spawn(test(Arc::clone(&db))).await;
-    drop(db);
-    match sqlite_file {
-        None => {
-            let mut admin = admin_connection().await;
-            let drop_database = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
-            sqlx::raw_sql(AssertSqlSafe(drop_database))
-                .execute(&mut admin)
-                .await
-                .expect("drop the test database");
-        }
-        Some(file) => remove_sqlite_files(file),
-    }
-    if let Err(e) = outcome {
-        std::panic::resume_unwind(e.into_panic());
-    }
-}
-
-fn remove_sqlite_files(file: PathBuf) {
-    for suffix in ["", "-wal", "-shm"] {
-        let mut path = file.clone().into_os_string();
-        path.push(suffix);
-        let _ = std::fs::remove_file(path);
-    }
+        backend,
+        url: database.url.clone(),
+        _database: database,
+    }))
+    .await;
 }
 
 /// One `#[tokio::test]` per backend for each conformance case.
