@@ -68,6 +68,55 @@ impl TestDb {
     }
 }
 
+/// A transaction of its own that holds a game against every writer until it is released: on
+/// PostgreSQL the game row `FOR UPDATE`, on SQLite the database's write lock.
+enum Holder {
+    Postgres(PgConnection),
+    Sqlite(SqliteConnection),
+}
+
+impl TestDb {
+    async fn hold(&self, game_id: Uuid) -> Holder {
+        match self.backend {
+            Backend::Postgres => {
+                let mut conn = PgConnection::connect(&self.url).await.expect("connect");
+                sqlx::raw_sql("BEGIN")
+                    .execute(&mut conn)
+                    .await
+                    .expect("begin");
+                sqlx::query("SELECT version FROM games WHERE id = $1 FOR UPDATE")
+                    .bind(game_id)
+                    .execute(&mut conn)
+                    .await
+                    .expect("lock the game row");
+                Holder::Postgres(conn)
+            }
+            Backend::Sqlite => {
+                let mut conn = SqliteConnection::connect(&self.url).await.expect("connect");
+                sqlx::raw_sql("BEGIN IMMEDIATE")
+                    .execute(&mut conn)
+                    .await
+                    .expect("take the write lock");
+                Holder::Sqlite(conn)
+            }
+        }
+    }
+}
+
+impl Holder {
+    async fn release(self) {
+        match self {
+            Holder::Postgres(mut conn) => {
+                sqlx::raw_sql("ROLLBACK").execute(&mut conn).await.map(drop)
+            }
+            Holder::Sqlite(mut conn) => {
+                sqlx::raw_sql("ROLLBACK").execute(&mut conn).await.map(drop)
+            }
+        }
+        .expect("release");
+    }
+}
+
 /// Creates a fresh database, connects a store (running the migrations) and runs `test` on it.
 /// The database is dropped when the test ends, passes or panics, and also when connecting fails.
 async fn run<F, Fut>(backend: Backend, test: F)
@@ -116,6 +165,7 @@ conformance!(
     lobby_lists_public_waiting_games_newest_first,
     cancel_only_while_waiting,
     game_ids_page_through_every_game,
+    a_write_behind_a_held_lock_is_a_conflict,
     ping_answers,
 );
 
@@ -767,6 +817,37 @@ async fn game_ids_page_through_every_game(db: Arc<TestDb>) {
     assert_eq!(seen, expected);
 }
 
+async fn a_write_behind_a_held_lock_is_a_conflict(db: Arc<TestDb>) {
+    // Another transaction holds the game for longer than the store waits (PostgreSQL's
+    // lock_timeout, SQLite's busy_timeout): the append ends as a Conflict, which the service
+    // reloads and retries, never as Unavailable (a 5xx), a panic or a hang. Readers do not wait,
+    // and once the game is free the append goes through.
+    let game = create(db.store.as_ref(), "2026-05-01T12:00:00Z").await;
+    let impatient = PoolOptions {
+        max_connections: 2,
+        acquire_timeout: Duration::from_millis(500),
+        statement_timeout: Duration::from_millis(400),
+    };
+    let store = store::connect(&db.url, &impatient).await.expect("connect");
+    let holder = db.hold(game.id).await;
+    let join = || vec![event("player_joined", json!({"seat": 0}))];
+    // The outer timeout only keeps a regression from hanging the suite.
+    let waiting = store.append(game.id, 1, join(), update("waiting"), None);
+    let result = tokio::time::timeout(Duration::from_secs(30), waiting)
+        .await
+        .expect("the append gave up by itself");
+    assert!(matches!(result, Err(StoreError::Conflict)), "{result:?}");
+    let loaded = store.load_game(game.id).await.expect("load").expect("game");
+    assert_eq!(loaded.version, 1, "nothing written");
+
+    holder.release().await;
+    let appended = store
+        .append(game.id, 1, join(), update("waiting"), None)
+        .await
+        .expect("append once the game is free");
+    assert_eq!(seqs(&appended), [2]);
+}
+
 async fn ping_answers(db: Arc<TestDb>) {
     // A reachable database answers the readiness ping.
     db.store.ping().await.expect("ping");
@@ -877,102 +958,6 @@ async fn postgres_terminated_append_leaves_nothing() {
         let entries = all_events(store.as_ref(), game.id).await;
         let loaded = store.load_game(game.id).await.expect("load").expect("game");
         assert_eq!(verify_chain(&SEED, &entries), Ok(loaded.head_hash));
-    })
-    .await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn postgres_lock_wait_is_bounded() {
-    // An append waiting for a game row that another transaction holds gives up after
-    // lock_timeout as a Conflict (the service reloads and retries) instead of waiting for good.
-    run(Backend::Postgres, |db: Arc<TestDb>| async move {
-        let game = create(db.store.as_ref(), "2026-05-01T12:00:00Z").await;
-        let impatient = PoolOptions {
-            max_connections: 2,
-            statement_timeout: Duration::from_millis(400),
-            ..PoolOptions::default()
-        };
-        let store = store::connect(&db.url, &impatient).await.expect("connect");
-
-        let mut holder = PgConnection::connect(&db.url).await.expect("connect");
-        sqlx::raw_sql("BEGIN")
-            .execute(&mut holder)
-            .await
-            .expect("begin");
-        sqlx::query("SELECT version FROM games WHERE id = $1 FOR UPDATE")
-            .bind(game.id)
-            .execute(&mut holder)
-            .await
-            .expect("lock the game row");
-        let join = || vec![event("player_joined", json!({"seat": 0}))];
-        // The outer timeout only keeps a regression from hanging the suite.
-        let waiting = store.append(game.id, 1, join(), update("waiting"), None);
-        let result = tokio::time::timeout(Duration::from_secs(30), waiting)
-            .await
-            .expect("the append gave up by itself");
-        assert!(matches!(result, Err(StoreError::Conflict)), "{result:?}");
-        assert_eq!(seqs(&all_events(store.as_ref(), game.id).await), [1]);
-
-        sqlx::raw_sql("ROLLBACK")
-            .execute(&mut holder)
-            .await
-            .expect("unlock");
-        let appended = store
-            .append(game.id, 1, join(), update("waiting"), None)
-            .await
-            .expect("append once the row is free");
-        assert_eq!(seqs(&appended), [2]);
-    })
-    .await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sqlite_busy_database_is_a_conflict() {
-    // A write lock held elsewhere past the busy timeout makes an append a Conflict (the service
-    // reloads and retries), never Unavailable (a 5xx) nor a panic.
-    run(Backend::Sqlite, |db: Arc<TestDb>| async move {
-        let game = create(db.store.as_ref(), "2026-05-01T12:00:00Z").await;
-        let impatient = PoolOptions {
-            max_connections: 2,
-            acquire_timeout: Duration::from_millis(200),
-            ..PoolOptions::default()
-        };
-        let store = store::connect(&db.url, &impatient).await.expect("connect");
-
-        let mut holder = SqliteConnection::connect(&db.url).await.expect("connect");
-        sqlx::raw_sql("BEGIN IMMEDIATE")
-            .execute(&mut holder)
-            .await
-            .expect("lock");
-        let started = Instant::now();
-        let result = store
-            .append(
-                game.id,
-                1,
-                vec![event("x", json!({}))],
-                update("waiting"),
-                None,
-            )
-            .await;
-        assert!(matches!(result, Err(StoreError::Conflict)), "{result:?}");
-        assert!(started.elapsed() < Duration::from_secs(3));
-        // Readers are not blocked by the writer (WAL).
-        assert!(store.load_game(game.id).await.expect("load").is_some());
-
-        sqlx::raw_sql("COMMIT")
-            .execute(&mut holder)
-            .await
-            .expect("unlock");
-        store
-            .append(
-                game.id,
-                1,
-                vec![event("x", json!({}))],
-                update("waiting"),
-                None,
-            )
-            .await
-            .expect("append once the lock is free");
     })
     .await;
 }
