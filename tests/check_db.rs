@@ -4,7 +4,7 @@
 mod common;
 
 use common::{Backend, Seat, TestApp, open_store, pick_move, spawn_app};
-use golf_server::check::check_database;
+use golf_server::check::{CheckReport, check_database};
 use reqwest::Method;
 use serde_json::json;
 use uuid::Uuid;
@@ -83,13 +83,35 @@ async fn tamper(app: &TestApp, backend: Backend, postgres: &str, sqlite: &str, g
     assert_eq!(changed, 1, "the tampering statement changed one row");
 }
 
-async fn stored_games_verify_and_replay_to_their_projections(backend: Backend) {
-    let app = spawn_app(backend).await;
-    populate(&app).await;
+/// Checks the test database as check-db does; returns the report and its problems as
+/// (game id, problem) pairs.
+async fn check(app: &TestApp) -> (CheckReport, Vec<(String, String)>) {
     let report = check_database(open_store(&app.database.url).await.as_ref())
         .await
         .unwrap();
-    assert_eq!(report.problems, vec![]);
+    let problems = report
+        .problems
+        .iter()
+        .map(|p| (p.game_id.to_string(), p.problem.clone()))
+        .collect();
+    (report, problems)
+}
+
+/// Asserts that `game` has a problem that says `text`.
+fn assert_problem(problems: &[(String, String)], game: &str, text: &str) {
+    assert!(
+        problems
+            .iter()
+            .any(|(id, problem)| id == game && problem.contains(text)),
+        "no problem of {game} says {text:?}: {problems:?}"
+    );
+}
+
+async fn stored_games_verify_and_replay_to_their_projections(backend: Backend) {
+    let app = spawn_app(backend).await;
+    populate(&app).await;
+    let (report, problems) = check(&app).await;
+    assert_eq!(problems, vec![]);
     assert_eq!(report.games, 3, "the cancelled game is not listed");
     assert!(report.entries > 100, "{report:?}");
 }
@@ -113,42 +135,10 @@ async fn tampered_logs_and_projections_are_reported(backend: Backend) {
         &running,
     )
     .await;
-    let report = check_database(open_store(&app.database.url).await.as_ref())
-        .await
-        .unwrap();
-    let problems: Vec<(String, String)> = report
-        .problems
-        .iter()
-        .map(|p| (p.game_id.to_string(), p.problem.clone()))
-        .collect();
+    let (_, problems) = check(&app).await;
     assert_eq!(problems.len(), 2, "{problems:?}");
-    assert!(
-        problems
-            .iter()
-            .any(|(game, problem)| *game == bots_game && problem.contains("entry 3")),
-        "{problems:?}"
-    );
-    assert!(
-        problems
-            .iter()
-            .any(|(game, problem)| *game == running && problem.contains("projection")),
-        "{problems:?}"
-    );
-}
-
-/// The problems of a report, as (game id, problem) pairs.
-fn problems_of(report: &golf_server::check::CheckReport) -> Vec<(String, String)> {
-    report
-        .problems
-        .iter()
-        .map(|p| (p.game_id.to_string(), p.problem.clone()))
-        .collect()
-}
-
-fn has_problem(problems: &[(String, String)], game: &str, text: &str) -> bool {
-    problems
-        .iter()
-        .any(|(id, problem)| id == game && problem.contains(text))
+    assert_problem(&problems, &bots_game, "entry 3");
+    assert_problem(&problems, &running, "projection");
 }
 
 async fn undecodable_games_are_reported_and_the_pass_goes_on(backend: Backend) {
@@ -172,19 +162,10 @@ async fn undecodable_games_are_reported_and_the_pass_goes_on(backend: Backend) {
         &running,
     )
     .await;
-    let report = check_database(open_store(&app.database.url).await.as_ref())
-        .await
-        .unwrap();
-    let problems = problems_of(&report);
+    let (report, problems) = check(&app).await;
     assert_eq!(problems.len(), 2, "{problems:?}");
-    assert!(
-        has_problem(&problems, &bots_game, "does not decode"),
-        "{problems:?}"
-    );
-    assert!(
-        has_problem(&problems, &running, "does not decode"),
-        "{problems:?}"
-    );
+    assert_problem(&problems, &bots_game, "does not decode");
+    assert_problem(&problems, &running, "does not decode");
     assert_eq!(report.games, 3, "{report:?}");
 }
 
@@ -203,15 +184,9 @@ async fn an_entry_past_the_version_is_reported(backend: Backend) {
         &bots_game,
     )
     .await;
-    let report = check_database(open_store(&app.database.url).await.as_ref())
-        .await
-        .unwrap();
-    let problems = problems_of(&report);
+    let (_, problems) = check(&app).await;
     assert_eq!(problems.len(), 1, "{problems:?}");
-    assert!(
-        has_problem(&problems, &bots_game, "is past the version"),
-        "{problems:?}"
-    );
+    assert_problem(&problems, &bots_game, "is past the version");
 }
 
 async fn a_log_that_breaks_the_rules_is_reported_not_replayed(backend: Backend) {
@@ -246,18 +221,9 @@ async fn a_log_that_breaks_the_rules_is_reported_not_replayed(backend: Backend) 
         &running,
     )
     .await;
-    let report = check_database(open_store(&app.database.url).await.as_ref())
-        .await
-        .unwrap();
-    let problems = problems_of(&report);
-    assert!(
-        has_problem(&problems, &bots_game, "breaks the rules: dealer 255"),
-        "{problems:?}"
-    );
-    assert!(
-        has_problem(&problems, &running, "breaks the rules: seat 255 may not"),
-        "{problems:?}"
-    );
+    let (_, problems) = check(&app).await;
+    assert_problem(&problems, &bots_game, "breaks the rules: dealer 255");
+    assert_problem(&problems, &running, "breaks the rules: seat 255 may not");
     // The hash chain notices the edits too; nothing else is wrong.
     assert_eq!(problems.len(), 4, "{problems:?}");
 }
