@@ -40,6 +40,9 @@ pub struct Config {
     /// `GOLF_DB_ACQUIRE_TIMEOUT_MS`: how long a request waits for a database connection
     /// before it is answered with 503.
     pub db_acquire_timeout: Duration,
+    /// `GOLF_DB_STATEMENT_TIMEOUT_MS`: PostgreSQL only, how long one statement may run (and, for
+    /// half of it, wait for a lock) before it fails. See [`PoolOptions::statement_timeout`].
+    pub db_statement_timeout: Duration,
 }
 
 /// A variable that is set to a value the service cannot use.
@@ -102,6 +105,7 @@ impl Config {
 
         let db_max_connections = parse_number(&lookup, "GOLF_DB_MAX_CONNECTIONS", 10)?;
         let acquire_ms = parse_number(&lookup, "GOLF_DB_ACQUIRE_TIMEOUT_MS", 3000)?;
+        let statement_ms = parse_number(&lookup, "GOLF_DB_STATEMENT_TIMEOUT_MS", 5000)?;
 
         Ok(Config {
             bind,
@@ -110,6 +114,7 @@ impl Config {
             log_filter,
             db_max_connections,
             db_acquire_timeout: Duration::from_millis(u64::from(acquire_ms)),
+            db_statement_timeout: Duration::from_millis(u64::from(statement_ms)),
         })
     }
 }
@@ -120,6 +125,7 @@ impl Config {
         PoolOptions {
             max_connections: self.db_max_connections,
             acquire_timeout: self.db_acquire_timeout,
+            statement_timeout: self.db_statement_timeout,
         }
     }
 }
@@ -176,6 +182,8 @@ mod tests {
         assert_eq!(config.database_url, DEFAULT_DATABASE_URL);
         assert_eq!(config.log_format, LogFormat::Text);
         assert_eq!(config.db_max_connections, 10);
+        assert_eq!(config.db_acquire_timeout, Duration::from_secs(3));
+        assert_eq!(config.db_statement_timeout, Duration::from_secs(5));
     }
 
     #[test]
@@ -202,6 +210,24 @@ mod tests {
                 .unwrap_err()
                 .var,
             "GOLF_DB_MAX_CONNECTIONS"
+        );
+        for bad in ["0", "-1", "5s", ""] {
+            let err = config_with(&[("GOLF_DB_STATEMENT_TIMEOUT_MS", bad)]).unwrap_err();
+            assert_eq!(err.var, "GOLF_DB_STATEMENT_TIMEOUT_MS");
+            assert!(
+                err.to_string()
+                    .starts_with(&format!("GOLF_DB_STATEMENT_TIMEOUT_MS={bad:?}")),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_statement_timeout_reaches_the_pool_options() {
+        let config = config_with(&[("GOLF_DB_STATEMENT_TIMEOUT_MS", "750")]).unwrap();
+        assert_eq!(
+            config.pool_options().statement_timeout,
+            Duration::from_millis(750)
         );
     }
 

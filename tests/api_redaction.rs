@@ -4,11 +4,10 @@
 mod common;
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use common::{Backend, Seat, TestApp, pick_move, spawn_app, stacked_deck};
+use common::{Backend, Seat, TestApp, open_store, pick_move, spawn_app, stacked_deck};
 use golf_server::engine::{Card, Source, State, Status};
-use golf_server::store::{self, EventStore, PoolOptions};
+use golf_server::store::EventStore;
 use reqwest::Method;
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -174,15 +173,7 @@ async fn no_hidden_card_reaches_any_viewer_after_any_move(backend: Backend) {
     for name in ["Ada", "Bob", "Cy"] {
         seats.push(app.join(&id, name).await);
     }
-    let store = store::connect(
-        &app.database.url,
-        &PoolOptions {
-            max_connections: 2,
-            acquire_timeout: Duration::from_secs(5),
-        },
-    )
-    .await
-    .unwrap();
+    let store = open_store(&app.database.url).await;
     let probe = Probe {
         app: &app,
         store,

@@ -3,12 +3,10 @@
 
 mod common;
 
-use common::{Backend, Seat, TestApp, pick_move, spawn_app};
-use golf_server::check::check_database;
-use golf_server::store::{self, PoolOptions};
+use common::{Backend, Seat, TestApp, open_store, pick_move, spawn_app};
+use golf_server::check::{CheckReport, check_database};
 use reqwest::Method;
 use serde_json::json;
-use std::time::Duration;
 use uuid::Uuid;
 
 /// A finished all-bot game (played out by the request that seats the last bot), a game in
@@ -59,18 +57,6 @@ async fn populate(app: &TestApp) -> (String, String) {
     (bots_game, running)
 }
 
-async fn open_store(app: &TestApp) -> std::sync::Arc<dyn store::EventStore> {
-    store::connect(
-        &app.database.url,
-        &PoolOptions {
-            max_connections: 2,
-            acquire_timeout: Duration::from_secs(5),
-        },
-    )
-    .await
-    .unwrap()
-}
-
 /// Runs a statement on the test database, in the dialect of its backend.
 async fn tamper(app: &TestApp, backend: Backend, postgres: &str, sqlite: &str, game: &str) {
     let id: Uuid = game.parse().unwrap();
@@ -97,13 +83,35 @@ async fn tamper(app: &TestApp, backend: Backend, postgres: &str, sqlite: &str, g
     assert_eq!(changed, 1, "the tampering statement changed one row");
 }
 
+/// Checks the test database as check-db does; returns the report and its problems as
+/// (game id, problem) pairs.
+async fn check(app: &TestApp) -> (CheckReport, Vec<(String, String)>) {
+    let report = check_database(open_store(&app.database.url).await.as_ref())
+        .await
+        .unwrap();
+    let problems = report
+        .problems
+        .iter()
+        .map(|p| (p.game_id.to_string(), p.problem.clone()))
+        .collect();
+    (report, problems)
+}
+
+/// Asserts that `game` has a problem that says `text`.
+fn assert_problem(problems: &[(String, String)], game: &str, text: &str) {
+    assert!(
+        problems
+            .iter()
+            .any(|(id, problem)| id == game && problem.contains(text)),
+        "no problem of {game} says {text:?}: {problems:?}"
+    );
+}
+
 async fn stored_games_verify_and_replay_to_their_projections(backend: Backend) {
     let app = spawn_app(backend).await;
     populate(&app).await;
-    let report = check_database(open_store(&app).await.as_ref())
-        .await
-        .unwrap();
-    assert_eq!(report.problems, vec![]);
+    let (report, problems) = check(&app).await;
+    assert_eq!(problems, vec![]);
     assert_eq!(report.games, 3, "the cancelled game is not listed");
     assert!(report.entries > 100, "{report:?}");
 }
@@ -127,27 +135,97 @@ async fn tampered_logs_and_projections_are_reported(backend: Backend) {
         &running,
     )
     .await;
-    let report = check_database(open_store(&app).await.as_ref())
-        .await
-        .unwrap();
-    let problems: Vec<(String, String)> = report
-        .problems
-        .iter()
-        .map(|p| (p.game_id.to_string(), p.problem.clone()))
-        .collect();
+    let (_, problems) = check(&app).await;
     assert_eq!(problems.len(), 2, "{problems:?}");
-    assert!(
-        problems
-            .iter()
-            .any(|(game, problem)| *game == bots_game && problem.contains("entry 3")),
-        "{problems:?}"
-    );
-    assert!(
-        problems
-            .iter()
-            .any(|(game, problem)| *game == running && problem.contains("projection")),
-        "{problems:?}"
-    );
+    assert_problem(&problems, &bots_game, "entry 3");
+    assert_problem(&problems, &running, "projection");
+}
+
+async fn undecodable_games_are_reported_and_the_pass_goes_on(backend: Backend) {
+    // A number no JSON reader of ours takes: the game row of one game and a log entry of another
+    // no longer decode. Each is that game's problem; the third game is still checked.
+    let app = spawn_app(backend).await;
+    let (bots_game, running) = populate(&app).await;
+    tamper(
+        &app,
+        backend,
+        r#"UPDATE games SET rules = '{"n": 1e400}' WHERE id = $1"#,
+        r#"UPDATE games SET rules = '{"n": 1e400}' WHERE id = ?1"#,
+        &bots_game,
+    )
+    .await;
+    tamper(
+        &app,
+        backend,
+        r#"UPDATE events SET data = '{"n": 1e400}' WHERE game_id = $1 AND seq = 2"#,
+        r#"UPDATE events SET data = '{"n": 1e400}' WHERE game_id = ?1 AND seq = 2"#,
+        &running,
+    )
+    .await;
+    let (report, problems) = check(&app).await;
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert_problem(&problems, &bots_game, "does not decode");
+    assert_problem(&problems, &running, "does not decode");
+    assert_eq!(report.games, 3, "{report:?}");
+}
+
+async fn an_entry_past_the_version_is_reported(backend: Backend) {
+    // A stray entry after the game's version would make its next append collide.
+    let app = spawn_app(backend).await;
+    let (bots_game, _) = populate(&app).await;
+    let copy_last = "INSERT INTO events (game_id, seq, type, data, at, salt, hash) \
+                     SELECT game_id, seq + 1, type, data, at, salt, hash FROM events \
+                     WHERE game_id = {id} ORDER BY seq DESC LIMIT 1";
+    tamper(
+        &app,
+        backend,
+        &copy_last.replace("{id}", "$1"),
+        &copy_last.replace("{id}", "?1"),
+        &bots_game,
+    )
+    .await;
+    let (_, problems) = check(&app).await;
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_problem(&problems, &bots_game, "is past the version");
+}
+
+async fn a_log_that_breaks_the_rules_is_reported_not_replayed(backend: Backend) {
+    // Events the engine would apply blindly (a dealer and a seat out of range overflow its
+    // arithmetic) are refused before the replay: check-db reports them and does not panic.
+    let app = spawn_app(backend).await;
+    let (bots_game, running) = populate(&app).await;
+    tamper(
+        &app,
+        backend,
+        "UPDATE events SET data = jsonb_set(data, '{dealer}', '255') \
+         WHERE game_id = $1 AND type = 'hole_dealt' AND data->>'hole' = '1'",
+        "UPDATE events SET data = json_set(data, '$.dealer', 255) \
+         WHERE game_id = ?1 AND type = 'hole_dealt' AND json_extract(data, '$.hole') = 1",
+        &bots_game,
+    )
+    .await;
+    let first_swap = "(SELECT min(seq) FROM events WHERE game_id = {id} AND type = 'card_swapped')";
+    tamper(
+        &app,
+        backend,
+        &format!(
+            "UPDATE events SET data = jsonb_set(data, '{{seat}}', '255') \
+             WHERE game_id = $1 AND seq = {}",
+            first_swap.replace("{id}", "$1")
+        ),
+        &format!(
+            "UPDATE events SET data = json_set(data, '$.seat', 255) \
+             WHERE game_id = ?1 AND seq = {}",
+            first_swap.replace("{id}", "?1")
+        ),
+        &running,
+    )
+    .await;
+    let (_, problems) = check(&app).await;
+    assert_problem(&problems, &bots_game, "breaks the rules: dealer 255");
+    assert_problem(&problems, &running, "breaks the rules: seat 255 may not");
+    // The hash chain notices the edits too; nothing else is wrong.
+    assert_eq!(problems.len(), 4, "{problems:?}");
 }
 
 async fn check_db_command_exits_1_on_a_mismatch(backend: Backend) {
@@ -189,5 +267,8 @@ async fn check_db_command_exits_1_on_a_mismatch(backend: Backend) {
 on_both_backends!(
     stored_games_verify_and_replay_to_their_projections,
     tampered_logs_and_projections_are_reported,
+    undecodable_games_are_reported_and_the_pass_goes_on,
+    an_entry_past_the_version_is_reported,
+    a_log_that_breaks_the_rules_is_reported_not_replayed,
     check_db_command_exits_1_on_a_mismatch,
 );

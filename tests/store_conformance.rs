@@ -1,36 +1,39 @@
 //! The event store's conformance suite: every case runs against PostgreSQL and SQLite.
 //!
-//! PostgreSQL: each test creates a fresh database with a random name on the server named by
-//! `DATABASE_URL` (default `postgres://postgres@127.0.0.1:5432/postgres`) and drops it afterwards;
-//! a server that does not answer fails the test (it is never skipped). SQLite: a fresh file in the
-//! temp directory per test. Run: `cargo test --test store_conformance`.
+//! Each test gets a fresh database from `common::TestDatabase` (on PostgreSQL, a database with a
+//! random name on the server named by `DATABASE_URL` when it is a `postgres://` URL, else the
+//! local one; a server that does not answer fails the test, it is never skipped), dropped
+//! afterwards. Run: `cargo test --test store_conformance`.
+
+mod common;
 
 use std::future::Future;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use common::{Backend, TestDatabase};
+use golf_server::check;
+use golf_server::engine::{
+    self, BotKind, ClientSeed, Command, FlipRule, PlayerName, Rules, Secrets, State, Timestamp,
+    shuffle,
+};
 use golf_server::store::{
     self, CreateIdempotency, Entry, EventStore, GameUpdate, LobbyCursor, MoveIdempotency, NewEvent,
     NewGame, NewSeat, PoolOptions, StoreError, find_seat, verify_chain,
 };
+use rand::SeedableRng;
+use rand::rngs::StdRng;
 use serde_json::{Value, json};
-use sqlx::{AssertSqlSafe, Connection, PgConnection, SqliteConnection};
+use sqlx::{Connection, PgConnection, SqliteConnection};
 use uuid::Uuid;
 
-const DEFAULT_DATABASE_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Backend {
-    Postgres,
-    Sqlite,
-}
-
-/// A fresh database and a store connected to it.
+/// A store connected to a fresh database. The database goes with the value: a test that panics
+/// drops it as it unwinds.
 struct TestDb {
+    store: Arc<dyn EventStore>,
     backend: Backend,
     url: String,
-    store: Arc<dyn EventStore>,
+    _database: TestDatabase,
 }
 
 impl TestDb {
@@ -72,93 +75,73 @@ impl TestDb {
     }
 }
 
-fn admin_url() -> String {
-    std::env::var("DATABASE_URL").unwrap_or_else(|_| DEFAULT_DATABASE_URL.to_owned())
+/// A transaction of its own that holds a game against every writer until it is released: on
+/// PostgreSQL the game row `FOR UPDATE`, on SQLite the database's write lock.
+enum Holder {
+    Postgres(PgConnection),
+    Sqlite(SqliteConnection),
 }
 
-/// `url` with its database name replaced by `name`.
-fn with_database(url: &str, name: &str) -> String {
-    let (base, query) = match url.split_once('?') {
-        Some((base, query)) => (base, format!("?{query}")),
-        None => (url, String::new()),
-    };
-    let (scheme, rest) = base.split_once("://").expect("DATABASE_URL has a scheme");
-    let authority = rest.split('/').next().unwrap_or(rest);
-    format!("{scheme}://{authority}/{name}{query}")
-}
-
-async fn admin_connection() -> PgConnection {
-    let url = admin_url();
-    let connecting = PgConnection::connect(&url);
-    match tokio::time::timeout(Duration::from_secs(5), connecting).await {
-        Ok(Ok(conn)) => conn,
-        Ok(Err(e)) => panic!("{}", no_server(&url, &e.to_string())),
-        Err(_) => panic!("{}", no_server(&url, "no answer within 5 s")),
+impl TestDb {
+    async fn hold(&self, game_id: Uuid) -> Holder {
+        match self.backend {
+            Backend::Postgres => {
+                let mut conn = PgConnection::connect(&self.url).await.expect("connect");
+                sqlx::raw_sql("BEGIN")
+                    .execute(&mut conn)
+                    .await
+                    .expect("begin");
+                sqlx::query("SELECT version FROM games WHERE id = $1 FOR UPDATE")
+                    .bind(game_id)
+                    .execute(&mut conn)
+                    .await
+                    .expect("lock the game row");
+                Holder::Postgres(conn)
+            }
+            Backend::Sqlite => {
+                let mut conn = SqliteConnection::connect(&self.url).await.expect("connect");
+                sqlx::raw_sql("BEGIN IMMEDIATE")
+                    .execute(&mut conn)
+                    .await
+                    .expect("take the write lock");
+                Holder::Sqlite(conn)
+            }
+        }
     }
 }
 
-fn no_server(url: &str, reason: &str) -> String {
-    format!(
-        "PostgreSQL is not reachable at {url} ({reason}). These tests need it: start it with \
-         `pg_ctlcluster --skip-systemctl-redirect 15 main start`, or point DATABASE_URL at a server \
-         where this user may create databases."
-    )
+impl Holder {
+    async fn release(self) {
+        match self {
+            Holder::Postgres(mut conn) => {
+                sqlx::raw_sql("ROLLBACK").execute(&mut conn).await.map(drop)
+            }
+            Holder::Sqlite(mut conn) => {
+                sqlx::raw_sql("ROLLBACK").execute(&mut conn).await.map(drop)
+            }
+        }
+        .expect("release");
+    }
 }
 
-/// Creates the database, runs `test` against it, drops the database (also when `test` panics),
-/// then passes the test's panic on.
+/// Creates a fresh database, connects a store (running the migrations) and runs `test` on it.
+/// The database is dropped when the test ends, passes or panics, and also when connecting fails.
 async fn run<F, Fut>(backend: Backend, test: F)
 where
     F: FnOnce(Arc<TestDb>) -> Fut,
-    Fut: Future<Output = ()> + Send + 'static,
+    Fut: Future<Output = ()>,
 {
-    let name = format!("golf_store_test_{}", Uuid::new_v4().simple());
-    let (url, sqlite_file) = match backend {
-        Backend::Postgres => {
-            let mut admin = admin_connection().await;
-            sqlx::raw_sql(AssertSqlSafe(format!("CREATE DATABASE {name}")))
-                .execute(&mut admin)
-                .await
-                .expect("create the test database");
-            (with_database(&admin_url(), &name), None)
-        }
-        Backend::Sqlite => {
-            let file = std::env::temp_dir().join(format!("{name}.db"));
-            (format!("sqlite:{}", file.display()), Some(file))
-        }
-    };
-    let store = store::connect(&url, &PoolOptions::default())
+    let database = TestDatabase::new(backend).await;
+    let store = store::connect(&database.url, &PoolOptions::default())
         .await
         .expect("connect the store");
-    let db = Arc::new(TestDb {
-        backend,
-        url,
+    test(Arc::new(TestDb {
         store,
-    });
-    let outcome = tokio::spawn(test(Arc::clone(&db))).await;
-    drop(db);
-    match sqlite_file {
-        None => {
-            let mut admin = admin_connection().await;
-            let drop_database = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
-            sqlx::raw_sql(AssertSqlSafe(drop_database))
-                .execute(&mut admin)
-                .await
-                .expect("drop the test database");
-        }
-        Some(file) => remove_sqlite_files(file),
-    }
-    if let Err(e) = outcome {
-        std::panic::resume_unwind(e.into_panic());
-    }
-}
-
-fn remove_sqlite_files(file: PathBuf) {
-    for suffix in ["", "-wal", "-shm"] {
-        let mut path = file.clone().into_os_string();
-        path.push(suffix);
-        let _ = std::fs::remove_file(path);
-    }
+        backend,
+        url: database.url.clone(),
+        _database: database,
+    }))
+    .await;
 }
 
 /// One `#[tokio::test]` per backend for each conformance case.
@@ -189,6 +172,8 @@ conformance!(
     lobby_lists_public_waiting_games_newest_first,
     cancel_only_while_waiting,
     game_ids_page_through_every_game,
+    a_write_behind_a_held_lock_is_a_conflict,
+    rebuild_equals_projection_after_random_games,
     ping_answers,
 );
 
@@ -840,6 +825,200 @@ async fn game_ids_page_through_every_game(db: Arc<TestDb>) {
     assert_eq!(seen, expected);
 }
 
+async fn a_write_behind_a_held_lock_is_a_conflict(db: Arc<TestDb>) {
+    // Another transaction holds the game for longer than the store waits (PostgreSQL's
+    // lock_timeout, SQLite's busy_timeout): the append ends as a Conflict, which the service
+    // reloads and retries, never as Unavailable (a 5xx), a panic or a hang. Readers do not wait,
+    // and once the game is free the append goes through.
+    let game = create(db.store.as_ref(), "2026-05-01T12:00:00Z").await;
+    let impatient = PoolOptions {
+        max_connections: 2,
+        acquire_timeout: Duration::from_millis(500),
+        statement_timeout: Duration::from_millis(400),
+    };
+    let store = store::connect(&db.url, &impatient).await.expect("connect");
+    let holder = db.hold(game.id).await;
+    let join = || vec![event("player_joined", json!({"seat": 0}))];
+    // The outer timeout only keeps a regression from hanging the suite.
+    let waiting = store.append(game.id, 1, join(), update("waiting"), None);
+    let result = tokio::time::timeout(Duration::from_secs(30), waiting)
+        .await
+        .expect("the append gave up by itself");
+    assert!(matches!(result, Err(StoreError::Conflict)), "{result:?}");
+    let loaded = store.load_game(game.id).await.expect("load").expect("game");
+    assert_eq!(loaded.version, 1, "nothing written");
+
+    holder.release().await;
+    let appended = store
+        .append(game.id, 1, join(), update("waiting"), None)
+        .await
+        .expect("append once the game is free");
+    assert_eq!(seqs(&appended), [2]);
+}
+
+/// A game played by random bots through the engine and stored as the service stores one:
+/// each request's events in one append at the version it read, with the projection after
+/// them. Each join is a request (it takes its seat in the same append), then every request
+/// carries up to `batch` moves (a bot's turns are appended with the request that hands it the
+/// turn). Returns the game's id and final state.
+async fn play_random_game(store: &dyn EventStore, number: u64, batch: usize) -> (Uuid, State) {
+    let seats = 2 + (number % 3) as u8;
+    let flips = [FlipRule::Never, FlipRule::Optional, FlipRule::Always];
+    let final_turns = number % 2 == 1;
+    let rules = Rules::resolve(
+        seats,
+        Some(final_turns),
+        Some(flips[(number / 2) as usize % 3]),
+        None,
+    )
+    .expect("rules");
+    let secrets = Secrets {
+        server_seed: [number as u8; 32],
+        decks: Vec::new(),
+    };
+    let mut rng = StdRng::seed_from_u64(number);
+    let start = Timestamp::parse("2026-05-01T12:00:00.000000Z").expect("a time");
+    let mut requests = (1..).map(|n| Timestamp(start.0 + n * 1_500_000));
+    let mut state = State::default();
+
+    let id = Uuid::new_v4();
+    let create = Command::Create {
+        game_id: id,
+        seats,
+        holes: 2,
+        rules,
+        commitment: shuffle::commitment(&secrets.server_seed),
+        stacked: false,
+    };
+    let events = run_command(&mut state, &create, &secrets, start);
+    let game = NewGame {
+        id,
+        created_at: start.to_string(),
+        seats: i32::from(seats),
+        holes: 2,
+        rules: json!(rules),
+        commitment: state.commitment.clone(),
+        server_seed: secrets.server_seed,
+        host_token_hash: [1; 32],
+        private: false,
+        stacked: false,
+        decks: None,
+        status: status_of(&state),
+        projection: json!(state),
+    };
+    store.create_game(game, events, None).await.expect("create");
+
+    for seat in 0..seats {
+        let name = format!("Random {seat}");
+        let join = Command::Join {
+            name: PlayerName::parse(&name).expect("a name"),
+            bot: Some(BotKind::Random),
+            client_seed: ClientSeed::default(),
+        };
+        let version = state.version as i64;
+        let at = requests.next().expect("a time");
+        let events = run_command(&mut state, &join, &secrets, at);
+        let taken = NewSeat {
+            seat: i32::from(seat),
+            name,
+            bot: Some("random".to_owned()),
+            client_seed: String::new(),
+            token_hash: None,
+        };
+        let update = GameUpdate {
+            status: status_of(&state),
+            projection: json!(state),
+            new_seat: Some(taken),
+        };
+        store
+            .append(id, version, events, update, None)
+            .await
+            .expect("join at the version read");
+    }
+
+    loop {
+        let version = state.version as i64;
+        let at = requests.next().expect("a time");
+        let mut events = Vec::new();
+        for _ in 0..batch {
+            let Some(seat) = (0..seats).find(|&s| !engine::legal_moves(&state, s).is_empty())
+            else {
+                break;
+            };
+            let mv = engine::choose(BotKind::Random, &engine::observe(&state, seat), &mut rng);
+            events.extend(run_command(
+                &mut state,
+                &Command::Play { seat, mv },
+                &secrets,
+                at,
+            ));
+        }
+        if events.is_empty() {
+            return (id, state);
+        }
+        let update = GameUpdate {
+            status: status_of(&state),
+            projection: json!(state),
+            new_seat: None,
+        };
+        store
+            .append(id, version, events, update, None)
+            .await
+            .expect("append at the version read");
+    }
+}
+
+/// Decides `command` and applies its events at `at`; returns them as the service stores them.
+fn run_command(
+    state: &mut State,
+    command: &Command,
+    secrets: &Secrets,
+    at: Timestamp,
+) -> Vec<NewEvent> {
+    let events = engine::decide(state, command, secrets).expect("a legal command");
+    events
+        .iter()
+        .map(|event| {
+            engine::apply(state, event, at);
+            let json = json!(event);
+            NewEvent {
+                kind: json["type"].as_str().expect("a type").to_owned(),
+                data: json["data"].clone(),
+                at: at.to_string(),
+            }
+        })
+        .collect()
+}
+
+/// The status column of a state: its name in the views.
+fn status_of(state: &State) -> String {
+    json!(state.status).as_str().expect("a name").to_owned()
+}
+
+async fn rebuild_equals_projection_after_random_games(db: Arc<TestDb>) {
+    // Random legal games, stored in appends of various sizes: each stored log verifies along its
+    // chain, and replayed through the rules it gives the stored projection.
+    let store = db.store.as_ref();
+    for number in 0..6 {
+        let (id, played) = play_random_game(store, number, 1 + number as usize % 4).await;
+        assert_eq!(played.status, engine::Status::Finished, "game {number}");
+        let record = store.load_game(id).await.expect("load").expect("game");
+        assert_eq!(record.version, played.version as i64);
+        let entries = store::load_log(store, id, record.version)
+            .await
+            .expect("log");
+        assert_eq!(
+            verify_chain(&record.server_seed, &entries),
+            Ok(record.head_hash)
+        );
+        let rebuilt = check::rebuild(&entries).expect("the log replays");
+        let stored: State = serde_json::from_value(record.projection).expect("a projection");
+        assert_eq!(rebuilt, stored, "game {number}");
+        assert_eq!(rebuilt, played, "game {number}");
+        assert_eq!(record.players, i32::from(played.seats));
+    }
+}
+
 async fn ping_answers(db: Arc<TestDb>) {
     // A reachable database answers the readiness ping.
     db.store.ping().await.expect("ping");
@@ -954,64 +1133,13 @@ async fn postgres_terminated_append_leaves_nothing() {
     .await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sqlite_busy_database_is_unavailable() {
-    // A write lock held elsewhere past the busy timeout makes an append Unavailable, not a panic.
-    run(Backend::Sqlite, |db: Arc<TestDb>| async move {
-        let game = create(db.store.as_ref(), "2026-05-01T12:00:00Z").await;
-        let impatient = PoolOptions {
-            max_connections: 2,
-            acquire_timeout: Duration::from_millis(200),
-        };
-        let store = store::connect(&db.url, &impatient).await.expect("connect");
-
-        let mut holder = SqliteConnection::connect(&db.url).await.expect("connect");
-        sqlx::raw_sql("BEGIN IMMEDIATE")
-            .execute(&mut holder)
-            .await
-            .expect("lock");
-        let started = Instant::now();
-        let result = store
-            .append(
-                game.id,
-                1,
-                vec![event("x", json!({}))],
-                update("waiting"),
-                None,
-            )
-            .await;
-        assert!(
-            matches!(result, Err(StoreError::Unavailable(_))),
-            "{result:?}"
-        );
-        assert!(started.elapsed() < Duration::from_secs(3));
-        // Readers are not blocked by the writer (WAL).
-        assert!(store.load_game(game.id).await.expect("load").is_some());
-
-        sqlx::raw_sql("COMMIT")
-            .execute(&mut holder)
-            .await
-            .expect("unlock");
-        store
-            .append(
-                game.id,
-                1,
-                vec![event("x", json!({}))],
-                update("waiting"),
-                None,
-            )
-            .await
-            .expect("append once the lock is free");
-    })
-    .await;
-}
-
 #[tokio::test]
 async fn connect_to_a_dead_port_fails_fast() {
     // No server on the port: connect gives up with Unavailable within the acquire timeout.
     let options = PoolOptions {
         max_connections: 2,
         acquire_timeout: Duration::from_secs(1),
+        ..PoolOptions::default()
     };
     let started = Instant::now();
     let result = store::connect("postgres://postgres@127.0.0.1:1/postgres", &options).await;

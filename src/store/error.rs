@@ -7,7 +7,8 @@ pub enum StoreError {
     #[error("not found")]
     NotFound,
     /// Another writer got there first: the expected version is stale, a seq or seat is already
-    /// taken, or an idempotency key is already recorded. Reload and retry, or replay.
+    /// taken, or an idempotency key is already recorded; or another writer still holds the game
+    /// (PostgreSQL's `lock_timeout`, SQLite's `busy_timeout` ran out). Reload and retry, or replay.
     #[error("conflict with a concurrent write")]
     Conflict,
     /// The game cannot be cancelled because it is no longer waiting for players.
@@ -68,6 +69,7 @@ impl From<sqlx::Error> for StoreError {
 }
 
 /// What a database's own error code means to a caller.
+#[derive(Debug, PartialEq, Eq)]
 enum Class {
     /// A concurrent write won: reload and retry.
     Conflict,
@@ -80,8 +82,9 @@ enum Class {
 fn postgres_class(sqlstate: &str) -> Class {
     match sqlstate {
         // unique_violation (a seq, seat, game id or idempotency key already taken),
-        // serialization_failure, deadlock_detected
-        "23505" | "40001" | "40P01" => Class::Conflict,
+        // serialization_failure, deadlock_detected, lock_not_available (a row lock still held by
+        // another writer after lock_timeout)
+        "23505" | "40001" | "40P01" | "55P03" => Class::Conflict,
         // too_many_connections; invalid_catalog_name (the database was dropped under us)
         "53300" | "3D000" => Class::Unavailable,
         // class 08: connection exception; class 57: operator intervention (admin_shutdown is what
@@ -96,9 +99,11 @@ fn sqlite_class(code: i32) -> Class {
     const CONSTRAINT_PRIMARYKEY: i32 = 1555;
     const CONSTRAINT_UNIQUE: i32 = 2067;
     match (code, code & 0xff) {
-        (CONSTRAINT_PRIMARYKEY | CONSTRAINT_UNIQUE, _) => Class::Conflict,
-        // BUSY, LOCKED (still busy after busy_timeout), IOERR, FULL, CANTOPEN
-        (_, 5 | 6 | 10 | 13 | 14) => Class::Unavailable,
+        // BUSY and LOCKED, with their extended codes (BUSY_SNAPSHOT, ...): another writer still
+        // held the database after busy_timeout. Like a lost race, it is worth a reload and retry.
+        (CONSTRAINT_PRIMARYKEY | CONSTRAINT_UNIQUE, _) | (_, 5 | 6) => Class::Conflict,
+        // IOERR, FULL, CANTOPEN
+        (_, 10 | 13 | 14) => Class::Unavailable,
         _ => Class::Other,
     }
 }
@@ -106,5 +111,39 @@ fn sqlite_class(code: i32) -> Class {
 impl From<sqlx::migrate::MigrateError> for StoreError {
     fn from(err: sqlx::migrate::MigrateError) -> Self {
         StoreError::from(sqlx::Error::Migrate(Box::new(err)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sqlite_busy_and_locked_are_conflicts() {
+        // BUSY, BUSY_RECOVERY, BUSY_SNAPSHOT, BUSY_TIMEOUT, LOCKED, LOCKED_SHAREDCACHE
+        for code in [5, 261, 517, 773, 6, 262] {
+            assert_eq!(sqlite_class(code), Class::Conflict, "{code}");
+        }
+        // CONSTRAINT_PRIMARYKEY, CONSTRAINT_UNIQUE
+        for code in [1555, 2067] {
+            assert_eq!(sqlite_class(code), Class::Conflict, "{code}");
+        }
+        // IOERR, IOERR_WRITE, FULL, CANTOPEN
+        for code in [10, 778, 13, 14] {
+            assert_eq!(sqlite_class(code), Class::Unavailable, "{code}");
+        }
+        // CONSTRAINT_FOREIGNKEY is a bug, not a race
+        assert_eq!(sqlite_class(787), Class::Other);
+    }
+
+    #[test]
+    fn postgres_lock_timeouts_are_conflicts_and_statement_timeouts_unavailable() {
+        for sqlstate in ["23505", "40001", "40P01", "55P03"] {
+            assert_eq!(postgres_class(sqlstate), Class::Conflict, "{sqlstate}");
+        }
+        for sqlstate in ["57014", "57P01", "08006", "53300", "3D000"] {
+            assert_eq!(postgres_class(sqlstate), Class::Unavailable, "{sqlstate}");
+        }
+        assert_eq!(postgres_class("42P01"), Class::Other);
     }
 }

@@ -10,7 +10,9 @@
 //! - [`chain`]: salts, canonical JSON and the hash chain ([`chain::verify_chain`]).
 //! - [`error`]: [`StoreError`] and the mapping of database errors.
 //! - `postgres.rs`, `sqlite.rs`: the two backends, with the same behavior (one test suite runs on
-//!   both).
+//!   both): how each connects and starts a write, and the fragments of SQL where the dialects
+//!   differ.
+//! - `shared.rs`: the `EventStore` implementation both expand, with every statement written once.
 //!
 //! # Concurrency
 //! Every write to a game is one transaction that checks the game's `version` against the caller's
@@ -22,6 +24,7 @@
 pub mod chain;
 pub mod error;
 mod postgres;
+mod shared;
 mod sqlite;
 
 use std::sync::Arc;
@@ -284,9 +287,14 @@ pub struct PoolOptions {
     /// Connections this instance may open. Across instances, keep the sum under the server's
     /// `max_connections`.
     pub max_connections: u32,
-    /// How long a call waits for a connection (and SQLite for its write lock) before failing with
-    /// `Unavailable`.
+    /// How long a call waits for a connection before failing with `Unavailable`, and SQLite for
+    /// its write lock before failing with `Conflict`.
     pub acquire_timeout: Duration,
+    /// PostgreSQL only: how long one statement may run before the server cancels it
+    /// (`statement_timeout`, then `Unavailable`), and half of it how long a statement may wait
+    /// for a lock (`lock_timeout`, then `Conflict`: another writer holds the game). SQLite's lock
+    /// waits are bounded by `acquire_timeout` instead.
+    pub statement_timeout: Duration,
 }
 
 impl Default for PoolOptions {
@@ -294,6 +302,7 @@ impl Default for PoolOptions {
         PoolOptions {
             max_connections: 10,
             acquire_timeout: Duration::from_secs(3),
+            statement_timeout: Duration::from_secs(5),
         }
     }
 }

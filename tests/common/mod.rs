@@ -2,17 +2,19 @@
 
 #![allow(dead_code)] // each test binary uses a different part of this module
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use golf_server::config::{Config, LogFormat};
 use golf_server::startup::Application;
+use golf_server::store::{self, EventStore, PoolOptions};
 use serde_json::{Value, json};
 use sqlx::Connection;
 use sqlx::postgres::PgConnection;
 use uuid::Uuid;
 
 /// The backends every persistence test runs against.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
     Postgres,
     Sqlite,
@@ -46,7 +48,28 @@ pub fn with_database(server_url: &str, database: &str) -> String {
     url
 }
 
-/// A fresh, empty database; SQLite files live in a temporary directory kept alive by the value.
+/// How long a test waits for the PostgreSQL server before it fails.
+const SERVER_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A connection to the PostgreSQL server of the tests. When none answers, fails saying how to
+/// start one: the tests never skip it.
+pub async fn admin_connection() -> PgConnection {
+    let server = postgres_server_url();
+    let reason = match tokio::time::timeout(SERVER_TIMEOUT, PgConnection::connect(&server)).await {
+        Ok(Ok(connection)) => return connection,
+        Ok(Err(error)) => error.to_string(),
+        Err(_) => format!("no answer within {SERVER_TIMEOUT:?}"),
+    };
+    panic!(
+        "PostgreSQL does not answer at {server} ({reason}). Start it with \
+         `pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start` (or run \
+         scripts/test, which does), or set DATABASE_URL to a PostgreSQL server where this user \
+         may create databases."
+    )
+}
+
+/// A fresh, empty database, dropped with the value (also when a test panics, or the store's
+/// migrations fail); SQLite files live in a temporary directory kept alive by the value.
 pub struct TestDatabase {
     pub url: String,
     pub name: Option<String>,
@@ -58,22 +81,13 @@ impl TestDatabase {
         match backend {
             Backend::Postgres => {
                 let name = format!("golf_test_{}", Uuid::new_v4().simple());
-                let server = postgres_server_url();
-                let mut admin = PgConnection::connect(&server)
-                    .await
-                    .unwrap_or_else(|error| {
-                        panic!(
-                            "PostgreSQL does not answer at {server} ({error}). Start it with \
-                         `pg_ctlcluster --skip-systemctl-redirect 15 main start` (or run \
-                         scripts/test, which does), or set DATABASE_URL to a PostgreSQL server."
-                        )
-                    });
+                let mut admin = admin_connection().await;
                 sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
                     .execute(&mut admin)
                     .await
                     .expect("create a test database");
                 TestDatabase {
-                    url: with_database(&server, &name),
+                    url: with_database(&postgres_server_url(), &name),
                     name: Some(name),
                     _dir: None,
                 }
@@ -99,12 +113,20 @@ impl TestDatabase {
 }
 
 async fn drop_database(name: String) {
-    if let Ok(mut admin) = PgConnection::connect(&postgres_server_url()).await {
+    let dropping = async {
+        let mut admin = PgConnection::connect(&postgres_server_url()).await?;
         let statement = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
-        // Cleanup only: a database left behind is harmless, so a failure here is ignored.
-        let _ = sqlx::query(sqlx::AssertSqlSafe(statement))
+        sqlx::query(sqlx::AssertSqlSafe(statement))
             .execute(&mut admin)
-            .await;
+            .await
+            .map(drop)
+    };
+    // Cleanup only: a database left behind is harmless, and a panic here would hide the test's
+    // own, so a failure is reported and not raised.
+    match tokio::time::timeout(SERVER_TIMEOUT, dropping).await {
+        Ok(Ok(())) => {}
+        Ok(Err(error)) => eprintln!("the test database {name} was not dropped: {error}"),
+        Err(_) => eprintln!("the test database {name} was not dropped within {SERVER_TIMEOUT:?}"),
     }
 }
 
@@ -146,6 +168,18 @@ impl TestApp {
     }
 }
 
+/// A small store of its own on a test database, as check-db or an auditor opens it.
+pub async fn open_store(url: &str) -> Arc<dyn EventStore> {
+    let options = PoolOptions {
+        max_connections: 2,
+        acquire_timeout: Duration::from_secs(5),
+        ..PoolOptions::default()
+    };
+    store::connect(url, &options)
+        .await
+        .expect("open the test database")
+}
+
 /// Starts the real server on 127.0.0.1:0 over a fresh database.
 pub async fn spawn_app(backend: Backend) -> TestApp {
     let database = TestDatabase::new(backend).await;
@@ -156,6 +190,7 @@ pub async fn spawn_app(backend: Backend) -> TestApp {
         log_filter: "warn".to_owned(),
         db_max_connections: 5,
         db_acquire_timeout: Duration::from_secs(1),
+        db_statement_timeout: Duration::from_secs(5),
     };
     let app = Application::build(&config)
         .await
@@ -292,15 +327,7 @@ impl TestApp {
     /// The complete state of a game, rebuilt from its stored log with the engine: what the
     /// server knows, for checking what it must not tell.
     pub async fn full_state(&self, id: &str) -> golf_server::engine::State {
-        let store = golf_server::store::connect(
-            &self.database.url,
-            &golf_server::store::PoolOptions {
-                max_connections: 1,
-                acquire_timeout: Duration::from_secs(5),
-            },
-        )
-        .await
-        .expect("open the test database");
+        let store = open_store(&self.database.url).await;
         let id: Uuid = id.parse().unwrap();
         let entries = store.load_events(id, 0, 100_000).await.unwrap();
         let mut state = golf_server::engine::State::default();
