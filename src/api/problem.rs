@@ -6,6 +6,7 @@ use actix_web::{HttpResponse, ResponseError};
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use crate::engine::RuleError;
 use crate::service::ServiceError;
 use crate::store::StoreError;
 
@@ -192,12 +193,94 @@ impl From<ServiceError> for ApiError {
                 tracing::error!(%reason, "server fault");
                 ApiError::internal()
             }
-            ServiceError::Rule(rule) => ApiError::new(
-                StatusCode::from_u16(rule.status()).unwrap_or(StatusCode::UNPROCESSABLE_ENTITY),
-                rule.code(),
-                detail,
-            ),
+            ServiceError::Rule(rule) => ApiError::new(rule_status(&rule), rule.code(), detail),
             ServiceError::Store(store) => store.into(),
+        }
+    }
+}
+
+/// The status of a rule violation: 404 for a missing game, 409 for a conflict with the game's
+/// state (whose turn, which stage, full, not started, finished), 422 for values that break a
+/// range or a rule.
+fn rule_status(rule: &RuleError) -> StatusCode {
+    match rule {
+        RuleError::NotCreated => StatusCode::NOT_FOUND,
+        RuleError::AlreadyCreated
+        | RuleError::GameFull
+        | RuleError::GameNotStarted
+        | RuleError::GameFinished
+        | RuleError::NotYourTurn { .. }
+        | RuleError::WrongStage { .. }
+        | RuleError::AlreadyRevealed(_) => StatusCode::CONFLICT,
+        RuleError::NoSuchSeat(_)
+        | RuleError::PositionOutOfRange(_)
+        | RuleError::DuplicatePositions(_)
+        | RuleError::InvalidReveal(_)
+        | RuleError::PositionAlreadyRevealed(_)
+        | RuleError::MustSwapDiscardDraw(_)
+        | RuleError::FlipRequired
+        | RuleError::InvalidName(_)
+        | RuleError::InvalidClientSeed(_)
+        | RuleError::InvalidDeck(_)
+        | RuleError::InvalidGameOptions(_) => StatusCode::UNPROCESSABLE_ENTITY,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Card, MoveKind, Position, Stage};
+
+    fn problem_of(error: impl Into<ServiceError>) -> Problem {
+        ApiError::from(error.into()).problem()
+    }
+
+    #[test]
+    fn every_rule_violation_has_its_status_its_code_and_its_sentence() {
+        let position = Position::new(1).expect("in range");
+        let card: Card = "7H".parse().expect("a card code");
+        let cases = [
+            (RuleError::NotCreated, 404),
+            (RuleError::AlreadyCreated, 409),
+            (RuleError::GameFull, 409),
+            (RuleError::GameNotStarted, 409),
+            (RuleError::GameFinished, 409),
+            (
+                RuleError::NotYourTurn {
+                    seat: 0,
+                    current: 1,
+                },
+                409,
+            ),
+            (
+                RuleError::WrongStage {
+                    kind: MoveKind::Draw,
+                    stage: Some(Stage::Place),
+                },
+                409,
+            ),
+            (RuleError::AlreadyRevealed(0), 409),
+            (RuleError::NoSuchSeat(5), 422),
+            (RuleError::PositionOutOfRange(9), 422),
+            (RuleError::DuplicatePositions(position), 422),
+            (RuleError::InvalidReveal(3), 422),
+            (RuleError::PositionAlreadyRevealed(position), 422),
+            (RuleError::MustSwapDiscardDraw(card), 422),
+            (RuleError::FlipRequired, 422),
+            (RuleError::InvalidName("x".into()), 422),
+            (RuleError::InvalidClientSeed("x".into()), 422),
+            (RuleError::InvalidDeck("x".into()), 422),
+            (RuleError::InvalidGameOptions("x".into()), 422),
+        ];
+        for (rule, status) in cases {
+            let (code, sentence) = (rule.code(), rule.to_string());
+            let problem = problem_of(rule);
+            assert_eq!(problem.status, status, "{code}");
+            assert_eq!(problem.code, code);
+            assert_eq!(
+                problem.detail, sentence,
+                "the engine's sentence reaches the client"
+            );
         }
     }
 }
