@@ -26,7 +26,7 @@ use crate::store::{
     MoveIdempotency, NewEvent, NewGame, NewSeat, StoreError, find_seat,
 };
 
-/// How many times a write is attempted before a lost race is reported (as 503).
+/// How many times a write is attempted before a lost race is reported (409 `write_conflict`).
 const MAX_ATTEMPTS: usize = 12;
 
 /// Why a use case failed; [`crate::api::problem`] maps each to one HTTP problem.

@@ -104,6 +104,7 @@ pub struct EventsQuery {
     responses(
         (status = 201, description = "Created; `Location` names the game", body = CreatedGame),
         (status = 400, description = "The body does not parse", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "write_conflict", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body is too large", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "invalid_game_options, invalid_deck, idempotency_key_reused", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "The database is unreachable", body = Problem, content_type = "application/problem+json"),
@@ -172,7 +173,7 @@ pub async fn list_games(
         (status = 204, description = "Cancelled: the game is gone"),
         (status = 401, description = "Not the host token", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "game_not_waiting", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "game_not_waiting, write_conflict", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[delete("/v1/games/{id}")]
@@ -197,7 +198,7 @@ pub async fn cancel_game(
         (status = 400, description = "The body does not parse", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "A bad token, or a bot without the host token", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "game_full", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "game_full, write_conflict", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body is too large", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "invalid_name, invalid_client_seed", body = Problem, content_type = "application/problem+json"),
     )
@@ -304,7 +305,7 @@ pub async fn own_view(
         (status = 400, description = "The body does not parse", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No seat token", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "not_your_turn, wrong_stage, already_revealed, game_not_started, game_finished", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "not_your_turn, wrong_stage, already_revealed, game_not_started, game_finished, write_conflict", body = Problem, content_type = "application/problem+json"),
         (status = 412, description = "stale_version", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body is too large", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "position_out_of_range, duplicate_positions, invalid_reveal, position_already_revealed, must_swap_discard_draw, flip_required, idempotency_key_reused", body = Problem, content_type = "application/problem+json"),

@@ -82,6 +82,17 @@ impl ApiError {
         )
     }
 
+    /// 409 `write_conflict`: every attempt of a write met a conflict in the store (another write
+    /// to the game got there first); the request changed nothing.
+    pub fn write_conflict() -> Self {
+        Self::new(
+            StatusCode::CONFLICT,
+            "write_conflict",
+            "The game changed while this request was being written, and nothing was applied: \
+             reload it and try again.",
+        )
+    }
+
     /// The sentence for people.
     pub fn detail(&self) -> &str {
         &self.detail
@@ -152,13 +163,8 @@ impl From<StoreError> for ApiError {
                 ApiError::unavailable()
             }
             StoreError::Conflict => {
-                // Every retry lost a race: the game is too busy right now.
                 tracing::warn!("write conflicts persisted through every retry");
-                ApiError::new(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "unavailable",
-                    "The game is too busy right now; try again.",
-                )
+                ApiError::write_conflict()
             }
             StoreError::Corrupt(reason) | StoreError::Internal(reason) => {
                 // The reason stays in our logs: clients get no internals.
@@ -233,6 +239,16 @@ mod tests {
 
     fn problem_of(error: impl Into<ServiceError>) -> Problem {
         ApiError::from(error.into()).problem()
+    }
+
+    #[test]
+    fn a_write_that_keeps_losing_races_is_a_409_conflict_not_a_5xx() {
+        let problem = problem_of(StoreError::Conflict);
+        assert_eq!(
+            (problem.status, problem.code.as_str()),
+            (409, "write_conflict")
+        );
+        assert!(problem.detail.contains("try again"), "{}", problem.detail);
     }
 
     #[test]
