@@ -1,5 +1,6 @@
 //! The HTTP layer: routes, request and response types, problem errors and the OpenAPI document.
 
+pub mod docs;
 pub mod games;
 pub mod health;
 pub mod problem;
@@ -15,7 +16,8 @@ use utoipa_actix_web::AppExt;
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::api::problem::{ApiError, Problem};
-use crate::service::GameService;
+use crate::engine::View;
+use crate::service::{CreatedGame, EventsPage, GameService, Joined, LobbyPage};
 
 /// Largest request body accepted; moves and game creation (with 18 stacked decks) fit well below.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -34,7 +36,8 @@ pub struct AppState {
         description = "Six-card Golf for 2 to 4 players, with auditable, hash-chained game logs.",
         license(name = "MIT OR Apache-2.0")
     ),
-    components(schemas(Problem)),
+    // The schemas of the shared responses of `docs`, which name them without collecting them.
+    components(schemas(Problem, View, CreatedGame, LobbyPage, Joined, EventsPage)),
     modifiers(&BearerAuth),
     tags(
         (name = "games", description = "Create, join, view and play games"),
@@ -83,11 +86,12 @@ pub fn routes(config: &mut ServiceConfig) {
 
 /// The OpenAPI document of the service, as `/openapi.json` serves it.
 pub fn openapi() -> utoipa::openapi::OpenApi {
-    let (_, spec) = App::new()
+    let (_, mut spec) = App::new()
         .into_utoipa_app()
         .openapi(ApiDoc::openapi())
         .configure(routes)
         .split_for_parts();
+    docs::complete(&mut spec);
     spec
 }
 

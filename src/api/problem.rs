@@ -68,6 +68,11 @@ impl ApiError {
         )
     }
 
+    /// 401 `unauthorized`: a missing token where one is needed, or one that is not of this game.
+    pub fn unauthorized(detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::UNAUTHORIZED, "unauthorized", detail)
+    }
+
     /// 404 `not_found`.
     pub fn not_found(detail: impl Into<String>) -> Self {
         Self::new(StatusCode::NOT_FOUND, "not_found", detail)
@@ -180,9 +185,7 @@ impl From<ServiceError> for ApiError {
         let detail = error.to_string();
         match error {
             ServiceError::NotFound(_) => ApiError::not_found(detail),
-            ServiceError::Unauthorized(_) => {
-                ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", detail)
-            }
+            ServiceError::Unauthorized(_) => ApiError::unauthorized(detail),
             ServiceError::Malformed(_) => ApiError::malformed(detail),
             ServiceError::StaleVersion { .. } => {
                 ApiError::new(StatusCode::PRECONDITION_FAILED, "stale_version", detail)
