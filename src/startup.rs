@@ -12,7 +12,6 @@ use anyhow::Context;
 use tracing_actix_web::{RequestId, TracingLogger};
 use utoipa::OpenApi;
 use utoipa_actix_web::AppExt;
-use utoipa_swagger_ui::SwaggerUi;
 
 use crate::api;
 use crate::config::Config;
@@ -45,7 +44,7 @@ impl Application {
         spawn_idempotency_purge(store.clone());
         let state = api::state(GameService::new(store, metrics.games()));
         let spec = api::openapi();
-        let routes = Data::new(api::RouteTable::from_spec(&spec));
+        let routes = Data::new(api::RouteTable::new(&spec));
         let server = HttpServer::new(move || {
             let (app, _) = App::new()
                 .into_utoipa_app()
@@ -56,9 +55,10 @@ impl Application {
                 .configure(api::routes)
                 .split_for_parts();
             app.configure(api::configure_extractors)
-                .service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", spec.clone()))
-                .route("/docs", web::get().to(api::docs_redirect))
+                .configure(|config| api::serve_docs(config, spec.clone()))
                 .default_service(web::to(api::no_route))
+                .wrap(from_fn(api::problem::problems_only))
+                .wrap(from_fn(api::head_as_get))
                 .wrap(from_fn(track_requests))
                 .wrap(from_fn(echo_request_id))
                 .wrap(TracingLogger::<RedactingRootSpan>::new())

@@ -519,16 +519,84 @@ async fn unknown_games_entries_and_routes_are_404_not_found(backend: Backend) {
         let response = app.send(method, &path, None, None).await;
         problem(response, 404, "not_found").await;
     }
-    // A known path with a method it does not answer is 405, naming the methods it does answer.
+    // So is an asset the docs page does not have.
+    for path in ["/docs/no-such-asset.js", "/docs/a/b/c"] {
+        let found = problem(app.get(path).await, 404, "not_found").await;
+        assert!(found["detail"].as_str().unwrap().contains(path), "{found}");
+    }
+    // A known path with a method it does not answer is 405, naming the methods it does answer;
+    // the spec and the docs page are known paths too.
     for (method, path, allow) in [
-        (Method::PUT, "/v1/games/{id}", "GET, DELETE"),
+        (Method::PUT, "/v1/games/{id}", "GET, HEAD, DELETE"),
         (Method::PATCH, "/v1/games/{id}/moves", "POST"),
-        (Method::DELETE, "/v1/games", "GET, POST"),
+        (Method::HEAD, "/v1/games/{id}/moves", "POST"),
+        (Method::DELETE, "/v1/games", "GET, HEAD, POST"),
+        (Method::POST, "/openapi.json", "GET, HEAD"),
+        (Method::POST, "/docs", "GET, HEAD"),
+        (Method::DELETE, "/docs/index.html", "GET, HEAD"),
+        (Method::POST, "/healthz", "GET, HEAD"),
     ] {
         let path = path.replace("{id}", &id);
-        let response = app.send(method, &path, None, None).await;
+        let response = app.send(method.clone(), &path, None, None).await;
         assert_eq!(header(response.headers(), "allow"), allow, "{path}");
-        problem(response, 405, "method_not_allowed").await;
+        if method == Method::HEAD {
+            assert_eq!(response.status(), 405, "{path}");
+            assert!(response.bytes().await.unwrap().is_empty(), "HEAD {path}");
+        } else {
+            problem(response, 405, "method_not_allowed").await;
+        }
+    }
+}
+
+async fn head_answers_like_get_without_a_body(backend: Backend) {
+    // HEAD on any path that answers GET has the status and headers of the GET, and no body.
+    let app = spawn_app(backend).await;
+    let (id, _, seats) = started(&app, json!({"seats": 2, "holes": 1})).await;
+    let tag = format!("\"{}\"", version(&app, &id).await);
+    let token = format!("Bearer {}", seats[0].token);
+    let game = format!("/v1/games/{id}");
+    let own = format!("/v1/games/{id}/view");
+    let unknown = format!("/v1/games/{NO_GAME}");
+    let cases = [
+        ("/healthz", None, 200),
+        ("/readyz", None, 200),
+        ("/metrics", None, 200),
+        ("/openapi.json", None, 200),
+        ("/docs/", None, 200),
+        ("/docs", None, 308),
+        ("/v1/games", None, 200),
+        (game.as_str(), None, 200),
+        (game.as_str(), Some(("if-none-match", tag.as_str())), 304),
+        (own.as_str(), Some(("authorization", token.as_str())), 200),
+        (own.as_str(), None, 401),
+        (unknown.as_str(), None, 404),
+        ("/docs/no-such-asset.js", None, 404),
+    ];
+    for (path, extra, status) in cases {
+        let got = raw(&app, Method::GET, path, None, extra.as_slice()).await;
+        let head = raw(&app, Method::HEAD, path, None, extra.as_slice()).await;
+        assert_eq!(got.status().as_u16(), status, "GET {path}");
+        assert_eq!(head.status().as_u16(), status, "HEAD {path}");
+        for name in ["content-type", "etag", "cache-control", "vary", "location"] {
+            assert_eq!(
+                head.headers().get(name),
+                got.headers().get(name),
+                "HEAD {path}: {name}"
+            );
+        }
+        if path != "/metrics" {
+            // (The metrics change between the two requests.)
+            assert_eq!(
+                head.headers().get("content-length"),
+                got.headers().get("content-length"),
+                "HEAD {path}: the length of the GET's body"
+            );
+        }
+        assert!(head.headers().contains_key("x-request-id"), "HEAD {path}");
+        assert!(
+            head.bytes().await.unwrap().is_empty(),
+            "HEAD {path} has no body"
+        );
     }
 }
 
@@ -2113,6 +2181,7 @@ on_both_backends!(
     requests_that_do_not_parse_are_400_malformed_request,
     missing_and_bad_tokens_are_401_unauthorized,
     unknown_games_entries_and_routes_are_404_not_found,
+    head_answers_like_get_without_a_body,
     moves_against_the_state_of_the_game_are_409,
     a_stale_if_match_is_412_and_changes_nothing,
     bodies_over_64_kib_are_413_payload_too_large,

@@ -1,7 +1,10 @@
 //! RFC 9457 problem details: the one place where failures become HTTP responses.
 
+use actix_web::body::{EitherBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::StatusCode;
-use actix_web::http::header::ContentType;
+use actix_web::http::header::{self, ContentType, HeaderValue};
+use actix_web::middleware::Next;
 use actix_web::{HttpResponse, ResponseError};
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -32,6 +35,9 @@ pub struct Problem {
     /// A stable, machine-readable identifier of the problem type.
     pub code: String,
 }
+
+/// The media type of problems.
+const PROBLEM_JSON: &str = "application/problem+json";
 
 /// An error that the HTTP layer reports as a problem.
 #[derive(Debug, Clone)]
@@ -146,12 +152,42 @@ impl ResponseError for ApiError {
         }
         builder
             .insert_header(ContentType(
-                "application/problem+json"
-                    .parse()
-                    .expect("static media type"),
+                PROBLEM_JSON.parse().expect("static media type"),
             ))
             .json(self.problem())
     }
+}
+
+/// Makes every error response a problem. Handlers answer problems already; what answers outside
+/// them (the docs page answers a bare 404 for an asset it does not have, and a text 500) is
+/// replaced by the problem of its status. Other statuses are left as they are, since nothing
+/// else answers them outside the handlers.
+pub async fn problems_only(
+    request: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, actix_web::Error> {
+    let response = next.call(request).await?;
+    let status = response.status();
+    let is_problem = response.headers().get(header::CONTENT_TYPE)
+        == Some(&HeaderValue::from_static(PROBLEM_JSON));
+    let replacement = match status {
+        _ if is_problem => None,
+        StatusCode::NOT_FOUND => Some(ApiError::not_found(format!(
+            "Nothing is at {}.",
+            response.request().path()
+        ))),
+        StatusCode::INTERNAL_SERVER_ERROR => {
+            tracing::error!("a 500 that is not a problem");
+            Some(ApiError::internal())
+        }
+        _ => None,
+    };
+    Ok(match replacement {
+        Some(problem) => response
+            .into_response(problem.error_response())
+            .map_into_right_body(),
+        None => response.map_into_left_body(),
+    })
 }
 
 impl From<StoreError> for ApiError {
