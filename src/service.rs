@@ -269,51 +269,28 @@ impl GameService {
 
     /// Loads a game or reports `not_found`.
     async fn load(&self, id: Uuid) -> Result<(GameRecord, State), ServiceError> {
-        let record = self
+        let mut record = self
             .store
             .load_game(id)
             .await?
             .ok_or(ServiceError::NotFound("There is no such game."))?;
-        let mut record = record;
         let state: State = serde_json::from_value(std::mem::take(&mut record.projection))
             .map_err(|e| StoreError::Corrupt(format!("projection of game {id}: {e}")))?;
         Ok((record, state))
-    }
-
-    /// Who `token` belongs to in `record`'s game; a token that is neither a seat's nor the host's
-    /// is refused, never treated as anonymous.
-    async fn authenticate(
-        &self,
-        record: &GameRecord,
-        token: Option<&str>,
-    ) -> Result<Caller, ServiceError> {
-        let Some(token) = token else {
-            return Ok(Caller::Anonymous);
-        };
-        let hash = Token::hash_of(token);
-        if bool::from(hash.ct_eq(&record.host_token_hash)) {
-            return Ok(Caller::Host);
-        }
-        match find_seat(&record.seat_tokens, &hash) {
-            Some(seat) => Ok(Caller::Seat(seat as Seat)),
-            None => Err(ServiceError::Unauthorized(
-                "This token is not a seat or host token of this game.",
-            )),
-        }
     }
 
     /// The public (spectator) view of a game. A token, if given, must still be one of this game's:
     /// a bad credential is refused, never ignored.
     pub async fn public_view(&self, id: Uuid, token: Option<&str>) -> Result<View, ServiceError> {
         let (record, state) = self.load(id).await?;
-        self.authenticate(&record, token).await?;
+        authenticate(&record, token)?;
         Ok(engine::view(&state, Viewer::Spectator))
     }
 
     /// The caller's own view: requires a seat token.
     pub async fn own_view(&self, id: Uuid, token: Option<&str>) -> Result<View, ServiceError> {
         let (record, state) = self.load(id).await?;
-        match self.authenticate(&record, token).await? {
+        match authenticate(&record, token)? {
             Caller::Seat(seat) => Ok(engine::view(&state, Viewer::Seat(seat))),
             _ => Err(ServiceError::Unauthorized(
                 "This endpoint needs a seat token: Authorization: Bearer <token>.",
@@ -446,7 +423,7 @@ impl GameService {
     ) -> Result<T, ServiceError> {
         for round in 0..MAX_ATTEMPTS {
             let (record, state) = self.load(id).await?;
-            let caller = self.authenticate(&record, token).await?;
+            let caller = authenticate(&record, token)?;
             let write = match attempt(&record, state, caller).await? {
                 Attempt::Answer(answer) => return Ok(answer),
                 Attempt::Write(write) => write,
@@ -476,7 +453,7 @@ impl GameService {
     /// The host cancels a game that is still waiting for players.
     pub async fn cancel(&self, id: Uuid, token: Option<&str>) -> Result<(), ServiceError> {
         let (record, _) = self.load(id).await?;
-        if self.authenticate(&record, token).await? != Caller::Host {
+        if authenticate(&record, token)? != Caller::Host {
             return Err(ServiceError::Unauthorized(
                 "Only the host may cancel a game: send the host token.",
             ));
@@ -525,7 +502,7 @@ impl GameService {
         query: Result<(Option<i64>, Option<i64>), String>,
     ) -> Result<EventsPage, ServiceError> {
         let (record, state) = self.load(id).await?;
-        let caller = self.authenticate(&record, token).await?;
+        let caller = authenticate(&record, token)?;
         let (after, limit) = query.map_err(ServiceError::Malformed)?;
         let limit = check_limit(limit, 100, 1000)?;
         let after = after.unwrap_or(0);
@@ -554,7 +531,7 @@ impl GameService {
         token: Option<&str>,
     ) -> Result<View, ServiceError> {
         let (record, _) = self.load(id).await?;
-        let caller = self.authenticate(&record, token).await?;
+        let caller = authenticate(&record, token)?;
         if seq < 1 || seq > record.version {
             return Err(ServiceError::NotFound(
                 "This game has no entry with that seq.",
@@ -655,6 +632,24 @@ impl IdempotencyKey {
     /// A one-time pad for the host token in a stored creation response.
     fn pad(&self) -> [u8; 32] {
         Sha256::digest(format!("golf-host-token:{}", self.key)).into()
+    }
+}
+
+/// Who `token` belongs to in `record`'s game; a token that is neither a seat's nor the host's
+/// is refused, never treated as anonymous.
+fn authenticate(record: &GameRecord, token: Option<&str>) -> Result<Caller, ServiceError> {
+    let Some(token) = token else {
+        return Ok(Caller::Anonymous);
+    };
+    let hash = Token::hash_of(token);
+    if bool::from(hash.ct_eq(&record.host_token_hash)) {
+        return Ok(Caller::Host);
+    }
+    match find_seat(&record.seat_tokens, &hash) {
+        Some(seat) => Ok(Caller::Seat(seat as Seat)),
+        None => Err(ServiceError::Unauthorized(
+            "This token is not a seat or host token of this game.",
+        )),
     }
 }
 
@@ -870,7 +865,7 @@ fn entry_for(entry: &Entry, viewer: Viewer, finished: bool) -> Result<Value, Ser
         return Ok(json);
     }
     let (event, _) = check::entry_event(entry).map_err(StoreError::Corrupt)?;
-    if let Some(redacted) = engine::redact_event(&event, viewer, finished) {
+    if let Some(redacted) = engine::redact_event(&event, viewer) {
         json["data"] = redacted["data"].clone();
         json["salt"] = Value::Null;
     }

@@ -989,34 +989,33 @@ fn a_stock_draw_is_seen_only_by_the_drawer_and_a_discard_draw_by_all() {
 }
 
 #[test]
-fn log_events_are_redacted_per_viewer_until_the_game_ends() {
+fn log_events_are_redacted_per_viewer_while_the_game_runs() {
     let mut game = started(2, 1, default_rules(2), Vec::new());
     game.reveal_all();
     let drawn = game.ok(1, draw(Source::Stock)).remove(0);
     let dealt = game.events[3].clone();
     for viewer in [Viewer::Spectator, Viewer::Seat(0), Viewer::Seat(1)] {
-        let redacted = redact_event(&dealt, viewer, false).expect("deck hidden");
+        let redacted = redact_event(&dealt, viewer).expect("deck hidden");
         assert_eq!(redacted["type"], "hole_dealt");
         assert!(redacted["data"]["deck"].is_null());
         assert!(redacted["data"]["discard"].is_string());
-        assert_eq!(redact_event(&dealt, viewer, true), None);
     }
-    assert_eq!(redact_event(&drawn, Viewer::Seat(1), false), None);
+    assert_eq!(redact_event(&drawn, Viewer::Seat(1)), None);
     for viewer in [Viewer::Spectator, Viewer::Seat(0)] {
-        let redacted = redact_event(&drawn, viewer, false).expect("card hidden");
+        let redacted = redact_event(&drawn, viewer).expect("card hidden");
         assert!(redacted["data"]["card"].is_null());
         assert_eq!(redacted["data"]["source"], "stock");
     }
     let discarded = game.ok(1, Move::Discard).remove(0);
-    assert_eq!(redact_event(&discarded, Viewer::Spectator, false), None);
+    assert_eq!(redact_event(&discarded, Viewer::Spectator), None);
     let from_pile = game.ok(0, draw(Source::Discard)).remove(0);
-    assert_eq!(redact_event(&from_pile, Viewer::Spectator, false), None);
+    assert_eq!(redact_event(&from_pile, Viewer::Spectator), None);
     let reshuffled = Event::StockReshuffled {
         hole: 1,
         shuffle: 1,
         order: vec![card("AS")],
     };
-    let redacted = redact_event(&reshuffled, Viewer::Seat(0), false).expect("order hidden");
+    let redacted = redact_event(&reshuffled, Viewer::Seat(0)).expect("order hidden");
     assert!(redacted["data"]["order"].is_null());
     assert_eq!(redacted["data"]["shuffle"], 1);
 }

@@ -223,10 +223,7 @@ pub async fn join_game(
             parsed.map_err(|e| e.detail().to_owned()),
         )
         .await?;
-    Ok(HttpResponse::Created()
-        .insert_header((header::CACHE_CONTROL, "private, no-store"))
-        .insert_header((header::VARY, "Authorization"))
-        .json(joined))
+    Ok(private(HttpResponse::Created()).json(joined))
 }
 
 /// The public (spectator) view of a game.
