@@ -69,8 +69,18 @@ impl Modify for BearerAuth {
     }
 }
 
+/// Everything the service answers: the documented routes, `spec` and the page for it, the
+/// request-parsing settings, and the answer to requests that match no route. The document itself
+/// is assembled once, by [`openapi`].
+pub fn configure(config: &mut web::ServiceConfig, spec: &utoipa::openapi::OpenApi) {
+    routes(&mut ServiceConfig::new(config));
+    configure_extractors(config);
+    serve_docs(config, spec.clone());
+    config.default_service(web::to(no_route));
+}
+
 /// Registers every documented route.
-pub fn routes(config: &mut ServiceConfig) {
+fn routes(config: &mut ServiceConfig) {
     config
         .service(games::create_game)
         .service(games::list_games)
@@ -98,7 +108,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 }
 
 /// Request-parsing settings: every parse failure is a problem, never a bare text error.
-pub fn configure_extractors(config: &mut web::ServiceConfig) {
+fn configure_extractors(config: &mut web::ServiceConfig) {
     config
         // Handlers read their bodies as bytes (see `games::read_body`): this is their limit.
         .app_data(web::PayloadConfig::new(MAX_BODY_BYTES))
@@ -119,7 +129,7 @@ const DOCS_PATH: &str = "/docs";
 const DOCS_PAGES: &str = "/docs/{_:.*}";
 
 /// Registers the routes that serve `spec` and the interactive page for it.
-pub fn serve_docs(config: &mut web::ServiceConfig, spec: utoipa::openapi::OpenApi) {
+fn serve_docs(config: &mut web::ServiceConfig, spec: utoipa::openapi::OpenApi) {
     config
         .service(SwaggerUi::new(DOCS_PAGES).url(SPEC_PATH, spec))
         .route(DOCS_PATH, web::get().to(docs_redirect));
@@ -179,7 +189,7 @@ pub async fn head_as_get(
 }
 
 /// Answers requests that match no route: 405 for a known path, 404 otherwise.
-pub async fn no_route(
+async fn no_route(
     request: HttpRequest,
     routes: Data<RouteTable>,
 ) -> Result<HttpResponse, ApiError> {
