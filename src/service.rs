@@ -243,7 +243,7 @@ impl GameService {
             private: request.private,
             stacked: state.stacked,
             decks: request.decks.as_ref().map(to_json),
-            status: status_name(&state),
+            status: status_name(state.status),
             projection: to_json(&state),
         };
         match self
@@ -337,7 +337,7 @@ impl GameService {
                 events,
                 at,
                 update: GameUpdate {
-                    status: status_name(&state),
+                    status: status_name(state.status),
                     projection: to_json(&state),
                     new_seat: Some(NewSeat {
                         token_hash: token.as_ref().map(Token::hash),
@@ -395,7 +395,7 @@ impl GameService {
                 events,
                 at,
                 update: GameUpdate {
-                    status: status_name(&state),
+                    status: status_name(state.status),
                     projection: to_json(&state),
                     new_seat: None,
                 },
@@ -461,12 +461,20 @@ impl GameService {
         Ok(self.store.cancel_game(id).await?)
     }
 
-    /// Waiting, public games with free seats, newest first.
+    /// Waiting, public games with free seats, newest first; asking for another `status` is out
+    /// of the lobby's range.
     pub async fn lobby(
         &self,
+        status: Option<Status>,
         limit: Option<i64>,
         cursor: Option<&str>,
     ) -> Result<LobbyPage, ServiceError> {
+        if let Some(status @ (Status::Playing | Status::Finished)) = status {
+            return Err(ServiceError::OutOfRange(format!(
+                "The lobby lists only waiting games, not {} ones.",
+                status_name(status)
+            )));
+        }
         let limit = check_limit(limit, 20, 100)?;
         let cursor = cursor.map(decode_cursor).transpose()?;
         let mut games = self.store.list_waiting(limit + 1, cursor).await?;
@@ -894,9 +902,9 @@ fn to_json(value: &impl Serialize) -> Value {
     serde_json::to_value(value).expect("engine types serialize to JSON")
 }
 
-/// The status as the games table stores it: its name in the views.
-fn status_name(state: &State) -> String {
-    to_json(&state.status)
+/// A status as the views name it, and the games table stores it.
+fn status_name(status: Status) -> String {
+    to_json(&status)
         .as_str()
         .expect("a status serializes to its name")
         .to_owned()

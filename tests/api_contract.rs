@@ -262,8 +262,8 @@ async fn requests_that_do_not_parse_are_400_malformed_request(backend: Backend) 
     })
     .collect();
     for query in [
-        "status=finished",
-        "status=playing",
+        "status=lost",
+        "status=Waiting",
         "status=",
         "limit=ten",
         "cursor=zz",
@@ -1121,6 +1121,15 @@ async fn creation_and_seat_values_that_break_a_rule_are_422(backend: Backend) {
         "/v1/games?status=waiting&limit=101".to_owned(),
     ] {
         problem(app.get(&path).await, 422, "out_of_range").await;
+    }
+    // Statuses of API.md parse, but the lobby lists only waiting games.
+    for status in ["playing", "finished"] {
+        let path = format!("/v1/games?status={status}");
+        let refused = problem(app.get(&path).await, 422, "out_of_range").await;
+        assert!(
+            refused["detail"].as_str().unwrap().contains("only waiting"),
+            "{refused}"
+        );
     }
     for path in [
         format!("/v1/games/{id}/events?limit=1"),

@@ -11,7 +11,7 @@ use uuid::Uuid;
 
 use crate::api::problem::{ApiError, Problem};
 use crate::api::{AppState, docs};
-use crate::engine::{BotKind, MoveRequest, RulesInput, View};
+use crate::engine::{BotKind, MoveRequest, RulesInput, Status, View};
 use crate::service::{IdempotencyKey, JoinRequest, NewGameRequest, Reply, ServiceError};
 
 /// `POST /v1/games`: a new game.
@@ -62,22 +62,14 @@ pub struct JoinBody {
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
 pub struct LobbyQuery {
-    /// Only `waiting` is listed.
+    /// `waiting` (the default), the only status listed; `playing` or `finished` is a 422.
     #[param(inline)]
-    pub status: Option<LobbyStatus>,
+    pub status: Option<Status>,
     /// Games per page, 1 to 100 (default 20).
     #[param(minimum = 1, maximum = 100)]
     pub limit: Option<i64>,
     /// `next_cursor` of the previous page.
     pub cursor: Option<String>,
-}
-
-/// The statuses the lobby lists.
-#[derive(Debug, Clone, Copy, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum LobbyStatus {
-    /// Games with free seats.
-    Waiting,
 }
 
 /// Log paging query.
@@ -143,7 +135,7 @@ pub async fn create_game(
     responses(
         docs::LobbyPageShown,
         (status = 400, description = "malformed_request: a parameter does not parse", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "out_of_range: limit is not 1 to 100", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "out_of_range: a status other than waiting, or a limit that is not 1 to 100", body = Problem, content_type = "application/problem+json"),
         docs::DatabaseFailures,
     )
 )]
@@ -154,7 +146,7 @@ pub async fn list_games(
 ) -> Result<HttpResponse, ApiError> {
     let page = state
         .service
-        .lobby(query.limit, query.cursor.as_deref())
+        .lobby(query.status, query.limit, query.cursor.as_deref())
         .await?;
     Ok(HttpResponse::Ok()
         .insert_header((header::CACHE_CONTROL, "no-cache"))
