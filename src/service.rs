@@ -26,7 +26,7 @@ use crate::store::{
     MoveIdempotency, NewEvent, NewGame, NewSeat, StoreError, find_seat,
 };
 
-/// How many times a write is attempted before a lost race is reported (as 503).
+/// How many times a write is attempted before a lost race is reported (409 `write_conflict`).
 const MAX_ATTEMPTS: usize = 12;
 
 /// Why a use case failed; [`crate::api::problem`] maps each to one HTTP problem.
@@ -243,7 +243,7 @@ impl GameService {
             private: request.private,
             stacked: state.stacked,
             decks: request.decks.as_ref().map(to_json),
-            status: status_name(&state),
+            status: status_name(state.status),
             projection: to_json(&state),
         };
         match self
@@ -269,51 +269,28 @@ impl GameService {
 
     /// Loads a game or reports `not_found`.
     async fn load(&self, id: Uuid) -> Result<(GameRecord, State), ServiceError> {
-        let record = self
+        let mut record = self
             .store
             .load_game(id)
             .await?
             .ok_or(ServiceError::NotFound("There is no such game."))?;
-        let mut record = record;
         let state: State = serde_json::from_value(std::mem::take(&mut record.projection))
             .map_err(|e| StoreError::Corrupt(format!("projection of game {id}: {e}")))?;
         Ok((record, state))
-    }
-
-    /// Who `token` belongs to in `record`'s game; a token that is neither a seat's nor the host's
-    /// is refused, never treated as anonymous.
-    async fn authenticate(
-        &self,
-        record: &GameRecord,
-        token: Option<&str>,
-    ) -> Result<Caller, ServiceError> {
-        let Some(token) = token else {
-            return Ok(Caller::Anonymous);
-        };
-        let hash = Token::hash_of(token);
-        if bool::from(hash.ct_eq(&record.host_token_hash)) {
-            return Ok(Caller::Host);
-        }
-        match find_seat(&record.seat_tokens, &hash) {
-            Some(seat) => Ok(Caller::Seat(seat as Seat)),
-            None => Err(ServiceError::Unauthorized(
-                "This token is not a seat or host token of this game.",
-            )),
-        }
     }
 
     /// The public (spectator) view of a game. A token, if given, must still be one of this game's:
     /// a bad credential is refused, never ignored.
     pub async fn public_view(&self, id: Uuid, token: Option<&str>) -> Result<View, ServiceError> {
         let (record, state) = self.load(id).await?;
-        self.authenticate(&record, token).await?;
+        authenticate(&record, token)?;
         Ok(engine::view(&state, Viewer::Spectator))
     }
 
     /// The caller's own view: requires a seat token.
     pub async fn own_view(&self, id: Uuid, token: Option<&str>) -> Result<View, ServiceError> {
         let (record, state) = self.load(id).await?;
-        match self.authenticate(&record, token).await? {
+        match authenticate(&record, token)? {
             Caller::Seat(seat) => Ok(engine::view(&state, Viewer::Seat(seat))),
             _ => Err(ServiceError::Unauthorized(
                 "This endpoint needs a seat token: Authorization: Bearer <token>.",
@@ -360,7 +337,7 @@ impl GameService {
                 events,
                 at,
                 update: GameUpdate {
-                    status: status_name(&state),
+                    status: status_name(state.status),
                     projection: to_json(&state),
                     new_seat: Some(NewSeat {
                         token_hash: token.as_ref().map(Token::hash),
@@ -418,7 +395,7 @@ impl GameService {
                 events,
                 at,
                 update: GameUpdate {
-                    status: status_name(&state),
+                    status: status_name(state.status),
                     projection: to_json(&state),
                     new_seat: None,
                 },
@@ -446,7 +423,7 @@ impl GameService {
     ) -> Result<T, ServiceError> {
         for round in 0..MAX_ATTEMPTS {
             let (record, state) = self.load(id).await?;
-            let caller = self.authenticate(&record, token).await?;
+            let caller = authenticate(&record, token)?;
             let write = match attempt(&record, state, caller).await? {
                 Attempt::Answer(answer) => return Ok(answer),
                 Attempt::Write(write) => write,
@@ -476,7 +453,7 @@ impl GameService {
     /// The host cancels a game that is still waiting for players.
     pub async fn cancel(&self, id: Uuid, token: Option<&str>) -> Result<(), ServiceError> {
         let (record, _) = self.load(id).await?;
-        if self.authenticate(&record, token).await? != Caller::Host {
+        if authenticate(&record, token)? != Caller::Host {
             return Err(ServiceError::Unauthorized(
                 "Only the host may cancel a game: send the host token.",
             ));
@@ -484,12 +461,20 @@ impl GameService {
         Ok(self.store.cancel_game(id).await?)
     }
 
-    /// Waiting, public games with free seats, newest first.
+    /// Waiting, public games with free seats, newest first; asking for another `status` is out
+    /// of the lobby's range.
     pub async fn lobby(
         &self,
+        status: Option<Status>,
         limit: Option<i64>,
         cursor: Option<&str>,
     ) -> Result<LobbyPage, ServiceError> {
+        if let Some(status @ (Status::Playing | Status::Finished)) = status {
+            return Err(ServiceError::OutOfRange(format!(
+                "The lobby lists only waiting games, not {} ones.",
+                status_name(status)
+            )));
+        }
         let limit = check_limit(limit, 20, 100)?;
         let cursor = cursor.map(decode_cursor).transpose()?;
         let mut games = self.store.list_waiting(limit + 1, cursor).await?;
@@ -525,7 +510,7 @@ impl GameService {
         query: Result<(Option<i64>, Option<i64>), String>,
     ) -> Result<EventsPage, ServiceError> {
         let (record, state) = self.load(id).await?;
-        let caller = self.authenticate(&record, token).await?;
+        let caller = authenticate(&record, token)?;
         let (after, limit) = query.map_err(ServiceError::Malformed)?;
         let limit = check_limit(limit, 100, 1000)?;
         let after = after.unwrap_or(0);
@@ -554,7 +539,7 @@ impl GameService {
         token: Option<&str>,
     ) -> Result<View, ServiceError> {
         let (record, _) = self.load(id).await?;
-        let caller = self.authenticate(&record, token).await?;
+        let caller = authenticate(&record, token)?;
         if seq < 1 || seq > record.version {
             return Err(ServiceError::NotFound(
                 "This game has no entry with that seq.",
@@ -655,6 +640,24 @@ impl IdempotencyKey {
     /// A one-time pad for the host token in a stored creation response.
     fn pad(&self) -> [u8; 32] {
         Sha256::digest(format!("golf-host-token:{}", self.key)).into()
+    }
+}
+
+/// Who `token` belongs to in `record`'s game; a token that is neither a seat's nor the host's
+/// is refused, never treated as anonymous.
+fn authenticate(record: &GameRecord, token: Option<&str>) -> Result<Caller, ServiceError> {
+    let Some(token) = token else {
+        return Ok(Caller::Anonymous);
+    };
+    let hash = Token::hash_of(token);
+    if bool::from(hash.ct_eq(&record.host_token_hash)) {
+        return Ok(Caller::Host);
+    }
+    match find_seat(&record.seat_tokens, &hash) {
+        Some(seat) => Ok(Caller::Seat(seat as Seat)),
+        None => Err(ServiceError::Unauthorized(
+            "This token is not a seat or host token of this game.",
+        )),
     }
 }
 
@@ -870,7 +873,7 @@ fn entry_for(entry: &Entry, viewer: Viewer, finished: bool) -> Result<Value, Ser
         return Ok(json);
     }
     let (event, _) = check::entry_event(entry).map_err(StoreError::Corrupt)?;
-    if let Some(redacted) = engine::redact_event(&event, viewer, finished) {
+    if let Some(redacted) = engine::redact_event(&event, viewer) {
         json["data"] = redacted["data"].clone();
         json["salt"] = Value::Null;
     }
@@ -899,9 +902,9 @@ fn to_json(value: &impl Serialize) -> Value {
     serde_json::to_value(value).expect("engine types serialize to JSON")
 }
 
-/// The status as the games table stores it: its name in the views.
-fn status_name(state: &State) -> String {
-    to_json(&state.status)
+/// A status as the views name it, and the games table stores it.
+fn status_name(status: Status) -> String {
+    to_json(&status)
         .as_str()
         .expect("a status serializes to its name")
         .to_owned()

@@ -6,13 +6,10 @@ use std::sync::Arc;
 use actix_web::dev::Server;
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::{Next, from_fn};
-use actix_web::web::{self, Data};
+use actix_web::web::Data;
 use actix_web::{App, HttpMessage, HttpServer};
 use anyhow::Context;
 use tracing_actix_web::{RequestId, TracingLogger};
-use utoipa::OpenApi;
-use utoipa_actix_web::AppExt;
-use utoipa_swagger_ui::SwaggerUi;
 
 use crate::api;
 use crate::config::Config;
@@ -45,20 +42,15 @@ impl Application {
         spawn_idempotency_purge(store.clone());
         let state = api::state(GameService::new(store, metrics.games()));
         let spec = api::openapi();
-        let routes = Data::new(api::RouteTable::from_spec(&spec));
+        let routes = Data::new(api::RouteTable::new(&spec));
         let server = HttpServer::new(move || {
-            let (app, _) = App::new()
-                .into_utoipa_app()
-                .openapi(api::ApiDoc::openapi())
+            App::new()
                 .app_data(state.clone())
                 .app_data(metrics.clone())
                 .app_data(routes.clone())
-                .configure(api::routes)
-                .split_for_parts();
-            app.configure(api::configure_extractors)
-                .service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", spec.clone()))
-                .route("/docs", web::get().to(api::docs_redirect))
-                .default_service(web::to(api::no_route))
+                .configure(|config| api::configure(config, &spec))
+                .wrap(from_fn(api::problem::problems_only))
+                .wrap(from_fn(api::head_as_get))
                 .wrap(from_fn(track_requests))
                 .wrap(from_fn(echo_request_id))
                 .wrap(TracingLogger::<RedactingRootSpan>::new())

@@ -262,8 +262,8 @@ async fn requests_that_do_not_parse_are_400_malformed_request(backend: Backend) 
     })
     .collect();
     for query in [
-        "status=finished",
-        "status=playing",
+        "status=lost",
+        "status=Waiting",
         "status=",
         "limit=ten",
         "cursor=zz",
@@ -519,16 +519,84 @@ async fn unknown_games_entries_and_routes_are_404_not_found(backend: Backend) {
         let response = app.send(method, &path, None, None).await;
         problem(response, 404, "not_found").await;
     }
-    // A known path with a method it does not answer is 405, naming the methods it does answer.
+    // So is an asset the docs page does not have.
+    for path in ["/docs/no-such-asset.js", "/docs/a/b/c"] {
+        let found = problem(app.get(path).await, 404, "not_found").await;
+        assert!(found["detail"].as_str().unwrap().contains(path), "{found}");
+    }
+    // A known path with a method it does not answer is 405, naming the methods it does answer;
+    // the spec and the docs page are known paths too.
     for (method, path, allow) in [
-        (Method::PUT, "/v1/games/{id}", "GET, DELETE"),
+        (Method::PUT, "/v1/games/{id}", "GET, HEAD, DELETE"),
         (Method::PATCH, "/v1/games/{id}/moves", "POST"),
-        (Method::DELETE, "/v1/games", "GET, POST"),
+        (Method::HEAD, "/v1/games/{id}/moves", "POST"),
+        (Method::DELETE, "/v1/games", "GET, HEAD, POST"),
+        (Method::POST, "/openapi.json", "GET, HEAD"),
+        (Method::POST, "/docs", "GET, HEAD"),
+        (Method::DELETE, "/docs/index.html", "GET, HEAD"),
+        (Method::POST, "/healthz", "GET, HEAD"),
     ] {
         let path = path.replace("{id}", &id);
-        let response = app.send(method, &path, None, None).await;
+        let response = app.send(method.clone(), &path, None, None).await;
         assert_eq!(header(response.headers(), "allow"), allow, "{path}");
-        problem(response, 405, "method_not_allowed").await;
+        if method == Method::HEAD {
+            assert_eq!(response.status(), 405, "{path}");
+            assert!(response.bytes().await.unwrap().is_empty(), "HEAD {path}");
+        } else {
+            problem(response, 405, "method_not_allowed").await;
+        }
+    }
+}
+
+async fn head_answers_like_get_without_a_body(backend: Backend) {
+    // HEAD on any path that answers GET has the status and headers of the GET, and no body.
+    let app = spawn_app(backend).await;
+    let (id, _, seats) = started(&app, json!({"seats": 2, "holes": 1})).await;
+    let tag = format!("\"{}\"", version(&app, &id).await);
+    let token = format!("Bearer {}", seats[0].token);
+    let game = format!("/v1/games/{id}");
+    let own = format!("/v1/games/{id}/view");
+    let unknown = format!("/v1/games/{NO_GAME}");
+    let cases = [
+        ("/healthz", None, 200),
+        ("/readyz", None, 200),
+        ("/metrics", None, 200),
+        ("/openapi.json", None, 200),
+        ("/docs/", None, 200),
+        ("/docs", None, 308),
+        ("/v1/games", None, 200),
+        (game.as_str(), None, 200),
+        (game.as_str(), Some(("if-none-match", tag.as_str())), 304),
+        (own.as_str(), Some(("authorization", token.as_str())), 200),
+        (own.as_str(), None, 401),
+        (unknown.as_str(), None, 404),
+        ("/docs/no-such-asset.js", None, 404),
+    ];
+    for (path, extra, status) in cases {
+        let got = raw(&app, Method::GET, path, None, extra.as_slice()).await;
+        let head = raw(&app, Method::HEAD, path, None, extra.as_slice()).await;
+        assert_eq!(got.status().as_u16(), status, "GET {path}");
+        assert_eq!(head.status().as_u16(), status, "HEAD {path}");
+        for name in ["content-type", "etag", "cache-control", "vary", "location"] {
+            assert_eq!(
+                head.headers().get(name),
+                got.headers().get(name),
+                "HEAD {path}: {name}"
+            );
+        }
+        if path != "/metrics" {
+            // (The metrics change between the two requests.)
+            assert_eq!(
+                head.headers().get("content-length"),
+                got.headers().get("content-length"),
+                "HEAD {path}: the length of the GET's body"
+            );
+        }
+        assert!(head.headers().contains_key("x-request-id"), "HEAD {path}");
+        assert!(
+            head.bytes().await.unwrap().is_empty(),
+            "HEAD {path} has no body"
+        );
     }
 }
 
@@ -1054,6 +1122,15 @@ async fn creation_and_seat_values_that_break_a_rule_are_422(backend: Backend) {
     ] {
         problem(app.get(&path).await, 422, "out_of_range").await;
     }
+    // Statuses of API.md parse, but the lobby lists only waiting games.
+    for status in ["playing", "finished"] {
+        let path = format!("/v1/games?status={status}");
+        let refused = problem(app.get(&path).await, 422, "out_of_range").await;
+        assert!(
+            refused["detail"].as_str().unwrap().contains("only waiting"),
+            "{refused}"
+        );
+    }
     for path in [
         format!("/v1/games/{id}/events?limit=1"),
         format!("/v1/games/{id}/events?limit=1000"),
@@ -1563,6 +1640,117 @@ async fn seat_specific_responses_are_private_and_every_response_has_a_request_id
     }
 }
 
+/// A request and the status it answers, for checking the answer against the spec.
+type Case<'a> = (
+    Method,
+    &'a str,
+    &'a str,
+    Option<&'a str>,
+    Vec<(&'a str, &'a str)>,
+    u16,
+);
+
+async fn every_answer_is_documented_with_the_headers_it_carries(backend: Backend) {
+    // For each documented status an endpoint can be made to answer here, the served spec
+    // documents that status, and every header it documents for it is in the real answer (with
+    // its documented value where the value is fixed).
+    let app = spawn_app(backend).await;
+    let spec: Value = app.get("/openapi.json").await.json().await.unwrap();
+    let (id, host, seats) = started(&app, json!({"seats": 2, "holes": 1})).await;
+    let (waiting, created) = app.create_game(json!({"seats": 2})).await;
+    let waiting_host = created["host_token"].as_str().unwrap().to_owned();
+    // Hole 1 starts with the reveal, where both seats may move once.
+    let (first, second) = (&seats[0], &seats[1]);
+    let auth = |seat: &Seat| format!("Bearer {}", seat.token);
+    let (first_auth, second_auth) = (auth(first), auth(second));
+    let host_auth = format!("Bearer {host}");
+    let waiting_host_auth = format!("Bearer {waiting_host}");
+    let tag = format!("\"{}\"", version(&app, &id).await);
+    let big = format!(r#"{{"seats": 2, "pad": "{}"}}"#, "x".repeat(70 * 1024));
+    let reveal = r#"{"type": "reveal", "positions": [0, 1]}"#;
+    let bad = [("authorization", "Bearer nope")];
+    let game = format!("/v1/games/{id}");
+    let own = format!("/v1/games/{id}/view");
+    let moves = format!("/v1/games/{id}/moves");
+    let events = format!("/v1/games/{id}/events");
+    let replay = format!("/v1/games/{id}/replay/1");
+    let no_entry = format!("/v1/games/{id}/replay/99");
+    let (unparsed_after, negative_after) =
+        (format!("{events}?after=x"), format!("{events}?after=-1"));
+    let players = format!("/v1/games/{waiting}/players");
+    let full = format!("/v1/games/{id}/players");
+    let cancel = format!("/v1/games/{waiting}");
+    let unknown = format!("/v1/games/{NO_GAME}");
+    let as_first = [("authorization", first_auth.as_str())];
+    let as_second = [("authorization", second_auth.as_str())];
+    // method, documented path, path, body, headers, the status it answers
+    #[rustfmt::skip]
+    let cases: Vec<Case> = vec![
+        (Method::POST, "/v1/games", "/v1/games", Some(r#"{"seats": 2}"#), vec![], 201),
+        (Method::POST, "/v1/games", "/v1/games", Some("{"), vec![], 400),
+        (Method::POST, "/v1/games", "/v1/games", Some(&big), vec![], 413),
+        (Method::POST, "/v1/games", "/v1/games", Some(r#"{"seats": 5}"#), vec![], 422),
+        (Method::GET, "/v1/games", "/v1/games", None, vec![], 200),
+        (Method::GET, "/v1/games", "/v1/games?limit=ten", None, vec![], 400),
+        (Method::GET, "/v1/games", "/v1/games?limit=0", None, vec![], 422),
+        (Method::GET, "/v1/games/{id}", &game, None, vec![], 200),
+        (Method::GET, "/v1/games/{id}", &game, None, vec![("if-none-match", &tag)], 304),
+        (Method::GET, "/v1/games/{id}", &game, None, bad.to_vec(), 401),
+        (Method::GET, "/v1/games/{id}", &unknown, None, vec![], 404),
+        (Method::GET, "/v1/games/{id}/view", &own, None, as_first.to_vec(), 200),
+        (Method::GET, "/v1/games/{id}/view", &own, None, vec![as_first[0], ("if-none-match", &tag)], 304),
+        (Method::GET, "/v1/games/{id}/view", &own, None, vec![], 401),
+        (Method::POST, "/v1/games/{id}/moves", &moves, Some("{"), as_first.to_vec(), 400),
+        (Method::POST, "/v1/games/{id}/moves", &moves, Some(reveal), bad.to_vec(), 401),
+        (Method::POST, "/v1/games/{id}/moves", &moves, Some(r#"{"type": "reveal", "positions": [0, 9]}"#), as_first.to_vec(), 422),
+        (Method::POST, "/v1/games/{id}/moves", &moves, Some(reveal), vec![as_first[0], ("if-match", "\"1\"")], 412),
+        (Method::POST, "/v1/games/{id}/moves", &moves, Some(reveal), as_first.to_vec(), 200),
+        (Method::POST, "/v1/games/{id}/moves", &moves, Some(reveal), as_first.to_vec(), 409),
+        (Method::POST, "/v1/games/{id}/moves", &moves, Some(reveal), as_second.to_vec(), 200),
+        (Method::GET, "/v1/games/{id}/events", &events, None, vec![], 200),
+        (Method::GET, "/v1/games/{id}/events", &unparsed_after, None, vec![], 400),
+        (Method::GET, "/v1/games/{id}/events", &negative_after, None, vec![], 422),
+        (Method::GET, "/v1/games/{id}/replay/{seq}", &replay, None, as_first.to_vec(), 200),
+        (Method::GET, "/v1/games/{id}/replay/{seq}", &replay, None, vec![("if-none-match", "\"1\"")], 304),
+        (Method::GET, "/v1/games/{id}/replay/{seq}", &no_entry, None, vec![], 404),
+        (Method::POST, "/v1/games/{id}/players", &players, Some(r#"{"name": ""}"#), vec![], 422),
+        (Method::POST, "/v1/games/{id}/players", &players, Some(r#"{"name": "Ada"}"#), vec![], 201),
+        (Method::POST, "/v1/games/{id}/players", &full, Some(r#"{"name": "Cy"}"#), vec![], 409),
+        (Method::DELETE, "/v1/games/{id}", &cancel, None, vec![], 401),
+        (Method::DELETE, "/v1/games/{id}", &game, None, vec![("authorization", &host_auth)], 409),
+        (Method::DELETE, "/v1/games/{id}", &cancel, None, vec![("authorization", &waiting_host_auth)], 204),
+        (Method::GET, "/healthz", "/healthz", None, vec![], 200),
+        (Method::GET, "/readyz", "/readyz", None, vec![], 200),
+        (Method::GET, "/metrics", "/metrics", None, vec![], 200),
+    ];
+    let fixed_values = ["Cache-Control", "Vary", "WWW-Authenticate"];
+    for (method, template, path, body, headers, status) in cases {
+        let what = format!("{method} {path} ({status})");
+        let response = raw(&app, method.clone(), path, body, &headers).await;
+        assert_eq!(response.status().as_u16(), status, "{what}");
+        let operation = &spec["paths"][template][method.as_str().to_lowercase()];
+        let documented = &operation["responses"][status.to_string()];
+        assert!(documented.is_object(), "{what} is not documented");
+        for (name, declared) in documented["headers"].as_object().unwrap() {
+            let declared = match declared["$ref"].as_str() {
+                Some(reference) => spec.pointer(&reference[1..]).unwrap(),
+                None => declared,
+            };
+            let actual = response
+                .headers()
+                .get(name)
+                .unwrap_or_else(|| panic!("{what}: the documented {name} is missing"));
+            if fixed_values.contains(&name.as_str()) {
+                assert_eq!(
+                    actual.to_str().unwrap(),
+                    declared["example"],
+                    "{what}: {name}"
+                );
+            }
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Idempotency
 // ---------------------------------------------------------------------------------------------
@@ -2002,6 +2190,7 @@ on_both_backends!(
     requests_that_do_not_parse_are_400_malformed_request,
     missing_and_bad_tokens_are_401_unauthorized,
     unknown_games_entries_and_routes_are_404_not_found,
+    head_answers_like_get_without_a_body,
     moves_against_the_state_of_the_game_are_409,
     a_stale_if_match_is_412_and_changes_nothing,
     bodies_over_64_kib_are_413_payload_too_large,
@@ -2011,6 +2200,7 @@ on_both_backends!(
     failures_follow_the_contracts_precedence,
     views_carry_a_strong_etag_and_answer_if_none_match,
     seat_specific_responses_are_private_and_every_response_has_a_request_id,
+    every_answer_is_documented_with_the_headers_it_carries,
     idempotent_moves_apply_once_per_key_and_seat,
     idempotent_creation_creates_one_game,
     the_lobby_lists_public_waiting_games_newest_first,

@@ -83,7 +83,6 @@ fn positions_are_zero_to_five() {
     assert_eq!(pos(5).get(), 5);
     let err = golf_server::engine::Position::new(6).expect_err("6 is out of range");
     assert_eq!(err.code(), "position_out_of_range");
-    assert_eq!(err.status(), 422);
     assert!(serde_json::from_str::<golf_server::engine::Position>("6").is_err());
     assert_eq!(pos(1).column_partner(), pos(4));
 }
@@ -145,7 +144,6 @@ fn names_are_trimmed_one_to_forty_scalar_values_without_control_characters() {
     for bad in ["", "   ", "Ada\u{7}", "\tAda", &"x".repeat(41)] {
         let err = PlayerName::parse(bad).expect_err("invalid");
         assert_eq!(err.code(), "invalid_name");
-        assert_eq!(err.status(), 422);
     }
 }
 
@@ -231,7 +229,7 @@ fn the_last_join_deals_hole_one_and_further_joins_are_refused() {
     assert_eq!(game.state.status, Status::Playing);
     assert_eq!(game.state.stage, Some(Stage::Reveal));
     let err = join(&mut game, "Cy").expect_err("full");
-    assert_eq!((err.code(), err.status()), ("game_full", 409));
+    assert_eq!(err.code(), "game_full");
 }
 
 #[test]
@@ -387,7 +385,7 @@ fn each_seat_reveals_two_distinct_cards_in_any_order_then_the_dealers_left_plays
             if *positions == [pos(3), pos(0)] && *cards == expected
     ));
     let err = game.play(2, reveal(1, 2)).expect_err("second reveal");
-    assert_eq!((err.code(), err.status()), ("already_revealed", 409));
+    assert_eq!(err.code(), "already_revealed");
     game.ok(0, reveal(0, 3));
     assert_eq!(game.state.stage, Some(Stage::Reveal));
     assert_eq!(game.state.current_seat, None);
@@ -404,7 +402,7 @@ fn another_seat_gets_not_your_turn_before_wrong_stage() {
     let mut game = started(2, 1, default_rules(2), Vec::new());
     game.reveal_all();
     let err = game.play(0, swap(0)).expect_err("seat 1 is to play");
-    assert_eq!((err.code(), err.status()), ("not_your_turn", 409));
+    assert_eq!(err.code(), "not_your_turn");
     assert!(err.to_string().contains("seat 1"), "{err}");
     assert_eq!(game.code(1, swap(0)), "wrong_stage");
     assert_eq!(game.code(1, reveal(2, 3)), "wrong_stage");
@@ -488,10 +486,7 @@ fn flip_rule_optional_allows_a_flip_or_a_pass() {
         vec![flip(2), flip(3), flip(4), flip(5), Move::Pass]
     );
     let err = game.play(1, flip(0)).expect_err("face up");
-    assert_eq!(
-        (err.code(), err.status()),
-        ("position_already_revealed", 422)
-    );
+    assert_eq!(err.code(), "position_already_revealed");
     assert_eq!(game.code(1, draw(Source::Stock)), "wrong_stage");
     let hidden = game.state.players[1].grid[3];
     let events = game.ok(1, flip(3));
@@ -516,7 +511,7 @@ fn flip_rule_always_requires_a_flip() {
     game.ok(1, draw(Source::Stock));
     game.ok(1, Move::Discard);
     let err = game.play(1, Move::Pass).expect_err("must flip");
-    assert_eq!((err.code(), err.status()), ("flip_required", 422));
+    assert_eq!(err.code(), "flip_required");
     game.ok(1, flip(2));
     assert_eq!(game.state.current_seat, Some(0));
 }
@@ -765,7 +760,7 @@ fn the_game_ends_after_the_last_hole_with_shared_wins_and_the_seed() {
     assert_eq!(v.winners, Some(vec![0, 1]));
     assert_eq!(v.legal_moves, Some(vec![]));
     let err = game.play(1, draw(Source::Stock)).expect_err("finished");
-    assert_eq!((err.code(), err.status()), ("game_finished", 409));
+    assert_eq!(err.code(), "game_finished");
 }
 
 #[test]
@@ -830,7 +825,7 @@ fn parse_move_reports_state_conflicts_before_value_errors() {
     let request = |json: &str| serde_json::from_str::<MoveRequest>(json).expect("shape");
     let out_of_range = request(r#"{"type":"reveal","positions":[0,6]}"#);
     let err = parse_move(&game.state, 0, &out_of_range).expect_err("out of range");
-    assert_eq!((err.code(), err.status()), ("position_out_of_range", 422));
+    assert_eq!(err.code(), "position_out_of_range");
     let three = request(r#"{"type":"reveal","positions":[0,1,2]}"#);
     assert_eq!(
         parse_move(&game.state, 0, &three)
@@ -885,58 +880,45 @@ fn events_serialize_as_type_and_data() {
 }
 
 #[test]
-fn every_error_code_has_its_http_status() {
+fn every_error_has_its_code_and_a_sentence() {
     let cases = [
-        (RuleError::NotCreated, "not_found", 404),
-        (RuleError::GameFull, "game_full", 409),
-        (RuleError::GameNotStarted, "game_not_started", 409),
-        (RuleError::GameFinished, "game_finished", 409),
+        (RuleError::NotCreated, "not_found"),
+        (RuleError::GameFull, "game_full"),
+        (RuleError::GameNotStarted, "game_not_started"),
+        (RuleError::GameFinished, "game_finished"),
         (
             RuleError::NotYourTurn {
                 seat: 0,
                 current: 1,
             },
             "not_your_turn",
-            409,
         ),
-        (RuleError::AlreadyRevealed(0), "already_revealed", 409),
-        (
-            RuleError::PositionOutOfRange(9),
-            "position_out_of_range",
-            422,
-        ),
-        (
-            RuleError::DuplicatePositions(pos(1)),
-            "duplicate_positions",
-            422,
-        ),
-        (RuleError::InvalidReveal(3), "invalid_reveal", 422),
+        (RuleError::AlreadyRevealed(0), "already_revealed"),
+        (RuleError::PositionOutOfRange(9), "position_out_of_range"),
+        (RuleError::DuplicatePositions(pos(1)), "duplicate_positions"),
+        (RuleError::InvalidReveal(3), "invalid_reveal"),
         (
             RuleError::PositionAlreadyRevealed(pos(1)),
             "position_already_revealed",
-            422,
         ),
         (
             RuleError::MustSwapDiscardDraw(card("7H")),
             "must_swap_discard_draw",
-            422,
         ),
-        (RuleError::FlipRequired, "flip_required", 422),
-        (RuleError::InvalidName("x".into()), "invalid_name", 422),
+        (RuleError::FlipRequired, "flip_required"),
+        (RuleError::InvalidName("x".into()), "invalid_name"),
         (
             RuleError::InvalidClientSeed("x".into()),
             "invalid_client_seed",
-            422,
         ),
-        (RuleError::InvalidDeck("x".into()), "invalid_deck", 422),
+        (RuleError::InvalidDeck("x".into()), "invalid_deck"),
         (
             RuleError::InvalidGameOptions("x".into()),
             "invalid_game_options",
-            422,
         ),
     ];
-    for (err, code, status) in cases {
-        assert_eq!((err.code(), err.status()), (code, status), "{err}");
+    for (err, code) in cases {
+        assert_eq!(err.code(), code, "{err}");
         assert!(err.to_string().ends_with('.'), "a sentence: {err}");
     }
 }
@@ -1007,34 +989,33 @@ fn a_stock_draw_is_seen_only_by_the_drawer_and_a_discard_draw_by_all() {
 }
 
 #[test]
-fn log_events_are_redacted_per_viewer_until_the_game_ends() {
+fn log_events_are_redacted_per_viewer_while_the_game_runs() {
     let mut game = started(2, 1, default_rules(2), Vec::new());
     game.reveal_all();
     let drawn = game.ok(1, draw(Source::Stock)).remove(0);
     let dealt = game.events[3].clone();
     for viewer in [Viewer::Spectator, Viewer::Seat(0), Viewer::Seat(1)] {
-        let redacted = redact_event(&dealt, viewer, false).expect("deck hidden");
+        let redacted = redact_event(&dealt, viewer).expect("deck hidden");
         assert_eq!(redacted["type"], "hole_dealt");
         assert!(redacted["data"]["deck"].is_null());
         assert!(redacted["data"]["discard"].is_string());
-        assert_eq!(redact_event(&dealt, viewer, true), None);
     }
-    assert_eq!(redact_event(&drawn, Viewer::Seat(1), false), None);
+    assert_eq!(redact_event(&drawn, Viewer::Seat(1)), None);
     for viewer in [Viewer::Spectator, Viewer::Seat(0)] {
-        let redacted = redact_event(&drawn, viewer, false).expect("card hidden");
+        let redacted = redact_event(&drawn, viewer).expect("card hidden");
         assert!(redacted["data"]["card"].is_null());
         assert_eq!(redacted["data"]["source"], "stock");
     }
     let discarded = game.ok(1, Move::Discard).remove(0);
-    assert_eq!(redact_event(&discarded, Viewer::Spectator, false), None);
+    assert_eq!(redact_event(&discarded, Viewer::Spectator), None);
     let from_pile = game.ok(0, draw(Source::Discard)).remove(0);
-    assert_eq!(redact_event(&from_pile, Viewer::Spectator, false), None);
+    assert_eq!(redact_event(&from_pile, Viewer::Spectator), None);
     let reshuffled = Event::StockReshuffled {
         hole: 1,
         shuffle: 1,
         order: vec![card("AS")],
     };
-    let redacted = redact_event(&reshuffled, Viewer::Seat(0), false).expect("order hidden");
+    let redacted = redact_event(&reshuffled, Viewer::Seat(0)).expect("order hidden");
     assert!(redacted["data"]["order"].is_null());
     assert_eq!(redacted["data"]["shuffle"], 1);
 }

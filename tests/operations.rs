@@ -175,7 +175,7 @@ async fn postgres_readiness_fails_fast_when_the_database_is_gone() {
 }
 
 #[test]
-fn every_schema_reference_in_the_spec_resolves() {
+fn every_reference_in_the_spec_resolves() {
     fn references(value: &serde_json::Value, found: &mut Vec<String>) {
         match value {
             serde_json::Value::Object(object) => {
@@ -195,12 +195,13 @@ fn every_schema_reference_in_the_spec_resolves() {
     references(&spec, &mut found);
     assert!(found.len() > 20);
     for target in found {
-        let name = target
-            .strip_prefix("#/components/schemas/")
-            .unwrap_or_else(|| panic!("{target} is not a schema reference"));
+        let (kind, name) = target
+            .strip_prefix("#/components/")
+            .and_then(|component| component.split_once('/'))
+            .unwrap_or_else(|| panic!("{target} is not a component reference"));
         assert!(
-            spec["components"]["schemas"].get(name).is_some(),
-            "{target} points to no schema"
+            spec["components"][kind].get(name).is_some(),
+            "{target} points to nothing"
         );
     }
 }
@@ -213,4 +214,92 @@ fn committed_spec_is_what_the_code_generates() {
         "openapi/openapi.json is stale: regenerate it with \
          `cargo run -- openapi > openapi/openapi.json`"
     );
+}
+
+/// Every operation of the spec: its method, path and operation object.
+fn operations(spec: &serde_json::Value) -> Vec<(String, String, &serde_json::Value)> {
+    let mut found = Vec::new();
+    for (path, item) in spec["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            found.push((method.to_uppercase(), path.clone(), operation));
+        }
+    }
+    found
+}
+
+/// `value`, or what its `$ref` points to.
+fn resolve<'a>(spec: &'a serde_json::Value, value: &'a serde_json::Value) -> &'a serde_json::Value {
+    match value["$ref"].as_str().and_then(|r| r.strip_prefix('#')) {
+        Some(pointer) => spec.pointer(pointer).expect("the reference resolves"),
+        None => value,
+    }
+}
+
+#[test]
+fn the_spec_documents_every_failure_and_every_header() {
+    let spec: serde_json::Value = serde_json::from_str(&golf_server::api::openapi_json()).unwrap();
+    let without_database = ["/healthz", "/metrics"];
+    let operations = operations(&spec);
+    assert!(operations.len() >= 12, "{}", operations.len());
+    for (method, path, operation) in operations {
+        let what = format!("{method} {path}");
+        let responses = operation["responses"].as_object().unwrap();
+        if !without_database.contains(&path.as_str()) {
+            for (status, code) in [("500", "internal_error"), ("503", "unavailable")] {
+                let example = &responses
+                    .get(status)
+                    .unwrap_or_else(|| panic!("{what} documents {status}"))["content"]["application/problem+json"]
+                    ["examples"][code]["value"];
+                assert_eq!(example["code"], code, "{what} {status}");
+            }
+        }
+        if method == "POST" || method == "DELETE" {
+            let conflict = responses["409"]["description"].as_str().unwrap_or_default();
+            assert!(
+                conflict.contains("write_conflict"),
+                "{what}: 409 {conflict}"
+            );
+        }
+        for (status, response) in responses {
+            let headers = &response["headers"];
+            let declares = |name: &str| headers.get(name).is_some();
+            assert!(declares("X-Request-Id"), "{what} {status}: X-Request-Id");
+            if status == "401" {
+                assert!(declares("WWW-Authenticate"), "{what} 401: WWW-Authenticate");
+            }
+            let content = response["content"].as_object();
+            if status.starts_with(['4', '5']) {
+                let problem = &content.and_then(|c| c.get("application/problem+json"));
+                assert_eq!(
+                    problem.map(|p| &p["schema"]["$ref"]),
+                    Some(&serde_json::json!("#/components/schemas/Problem")),
+                    "{what} {status}: a problem"
+                );
+            }
+            let body = &response["content"]["application/json"]["schema"]["$ref"];
+            let is_view = [
+                "#/components/schemas/View",
+                "#/components/schemas/CreatedGame",
+            ]
+            .iter()
+            .any(|view| body == view);
+            if is_view || status == "304" {
+                assert!(
+                    declares("ETag"),
+                    "{what} {status}: a view declares its ETag"
+                );
+            }
+            if path.starts_with("/v1/") && (status.starts_with('2') || status == "304") {
+                let cache = &resolve(&spec, &headers["Cache-Control"])["example"];
+                if *cache == "private, no-store" {
+                    assert!(
+                        declares("Vary"),
+                        "{what} {status}: Vary with a private answer"
+                    );
+                } else if status != "204" {
+                    assert_eq!(*cache, "no-cache", "{what} {status}: Cache-Control");
+                }
+            }
+        }
+    }
 }

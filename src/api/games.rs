@@ -9,13 +9,10 @@ use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
-use crate::api::AppState;
 use crate::api::problem::{ApiError, Problem};
-use crate::engine::{BotKind, MoveRequest, RulesInput, View};
-use crate::service::{
-    CreatedGame, EventsPage, IdempotencyKey, JoinRequest, Joined, LobbyPage, NewGameRequest, Reply,
-    ServiceError,
-};
+use crate::api::{AppState, docs};
+use crate::engine::{BotKind, MoveRequest, RulesInput, Status, View};
+use crate::service::{IdempotencyKey, JoinRequest, NewGameRequest, Reply, ServiceError};
 
 /// `POST /v1/games`: a new game.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -65,22 +62,14 @@ pub struct JoinBody {
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
 pub struct LobbyQuery {
-    /// Only `waiting` is listed.
+    /// `waiting` (the default), the only status listed; `playing` or `finished` is a 422.
     #[param(inline)]
-    pub status: Option<LobbyStatus>,
+    pub status: Option<Status>,
     /// Games per page, 1 to 100 (default 20).
     #[param(minimum = 1, maximum = 100)]
     pub limit: Option<i64>,
     /// `next_cursor` of the previous page.
     pub cursor: Option<String>,
-}
-
-/// The statuses the lobby lists.
-#[derive(Debug, Clone, Copy, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum LobbyStatus {
-    /// Games with free seats.
-    Waiting,
 }
 
 /// Log paging query.
@@ -102,11 +91,11 @@ pub struct EventsQuery {
     request_body = CreateGameBody,
     params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retried creation return the first answer (with its host token): 22 to 255 visible ASCII characters, and random (a UUID), since anyone presenting it gets that answer")),
     responses(
-        (status = 201, description = "Created; `Location` names the game", body = CreatedGame),
-        (status = 400, description = "The body does not parse", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "The body is too large", body = Problem, content_type = "application/problem+json"),
+        docs::GameCreated,
+        docs::BodyProblems,
+        (status = 409, description = "write_conflict: another write won every retry; nothing was applied", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "invalid_game_options, invalid_deck, idempotency_key_reused", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "The database is unreachable", body = Problem, content_type = "application/problem+json"),
+        docs::DatabaseFailures,
     )
 )]
 #[post("/v1/games")]
@@ -144,9 +133,10 @@ pub async fn create_game(
     tag = "games",
     params(LobbyQuery),
     responses(
-        (status = 200, description = "One page of the lobby", body = LobbyPage),
-        (status = 400, description = "A parameter does not parse", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "limit out of range", body = Problem, content_type = "application/problem+json"),
+        docs::LobbyPageShown,
+        (status = 400, description = "malformed_request: a parameter does not parse", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "out_of_range: a status other than waiting, or a limit that is not 1 to 100", body = Problem, content_type = "application/problem+json"),
+        docs::DatabaseFailures,
     )
 )]
 #[get("/v1/games")]
@@ -156,7 +146,7 @@ pub async fn list_games(
 ) -> Result<HttpResponse, ApiError> {
     let page = state
         .service
-        .lobby(query.limit, query.cursor.as_deref())
+        .lobby(query.status, query.limit, query.cursor.as_deref())
         .await?;
     Ok(HttpResponse::Ok()
         .insert_header((header::CACHE_CONTROL, "no-cache"))
@@ -170,9 +160,10 @@ pub async fn list_games(
     security(("bearer" = [])),
     responses(
         (status = 204, description = "Cancelled: the game is gone"),
-        (status = 401, description = "Not the host token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "game_not_waiting", body = Problem, content_type = "application/problem+json"),
+        docs::Unauthorized,
+        docs::NoSuchGame,
+        (status = 409, description = "game_not_waiting, write_conflict", body = Problem, content_type = "application/problem+json"),
+        docs::DatabaseFailures,
     )
 )]
 #[delete("/v1/games/{id}")]
@@ -193,13 +184,13 @@ pub async fn cancel_game(
     request_body = JoinBody,
     security((), ("bearer" = [])),
     responses(
-        (status = 201, description = "The seat taken and, for a person, its token", body = Joined),
-        (status = 400, description = "The body does not parse", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "A bad token, or a bot without the host token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "game_full", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "The body is too large", body = Problem, content_type = "application/problem+json"),
+        docs::SeatTaken,
+        docs::BodyProblems,
+        docs::Unauthorized,
+        docs::NoSuchGame,
+        (status = 409, description = "game_full, write_conflict", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "invalid_name, invalid_client_seed", body = Problem, content_type = "application/problem+json"),
+        docs::DatabaseFailures,
     )
 )]
 #[post("/v1/games/{id}/players")]
@@ -224,10 +215,7 @@ pub async fn join_game(
             parsed.map_err(|e| e.detail().to_owned()),
         )
         .await?;
-    Ok(HttpResponse::Created()
-        .insert_header((header::CACHE_CONTROL, "private, no-store"))
-        .insert_header((header::VARY, "Authorization"))
-        .json(joined))
+    Ok(private(HttpResponse::Created()).json(joined))
 }
 
 /// The public (spectator) view of a game.
@@ -235,14 +223,14 @@ pub async fn join_game(
     tag = "games",
     params(
         ("id" = Uuid, Path, description = "The game"),
-        ("If-None-Match" = Option<String>, Header, description = "An ETag from an earlier view: 304 while unchanged"),
+        ("If-None-Match" = Option<String>, Header, description = docs::IF_NONE_MATCH),
     ),
     security((), ("bearer" = [])),
     responses(
-        (status = 200, description = "The public view (the same for every caller); ETag is its version", body = View),
-        (status = 304, description = "Unchanged since If-None-Match"),
-        (status = 401, description = "A token that is not of this game", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+        docs::PublicView,
+        docs::Unauthorized,
+        docs::NoSuchGame,
+        docs::DatabaseFailures,
     )
 )]
 #[get("/v1/games/{id}")]
@@ -261,14 +249,14 @@ pub async fn public_view(
     tag = "games",
     params(
         ("id" = Uuid, Path, description = "The game"),
-        ("If-None-Match" = Option<String>, Header, description = "An ETag from an earlier view: 304 while unchanged"),
+        ("If-None-Match" = Option<String>, Header, description = docs::IF_NONE_MATCH),
     ),
     security(("bearer" = [])),
     responses(
-        (status = 200, description = "The caller's view; ETag is its version", body = View),
-        (status = 304, description = "Unchanged since If-None-Match"),
-        (status = 401, description = "No seat token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+        docs::CallersView,
+        docs::Unauthorized,
+        docs::NoSuchGame,
+        docs::DatabaseFailures,
     )
 )]
 #[get("/v1/games/{id}/view")]
@@ -300,14 +288,14 @@ pub async fn own_view(
     )),
     security(("bearer" = [])),
     responses(
-        (status = 200, description = "The caller's view after the move and the bot turns it triggered", body = View),
-        (status = 400, description = "The body does not parse", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No seat token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "not_your_turn, wrong_stage, already_revealed, game_not_started, game_finished", body = Problem, content_type = "application/problem+json"),
-        (status = 412, description = "stale_version", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "The body is too large", body = Problem, content_type = "application/problem+json"),
+        docs::MovePlayed,
+        docs::BodyProblems,
+        docs::Unauthorized,
+        docs::NoSuchGame,
+        (status = 409, description = "not_your_turn, wrong_stage, already_revealed, game_not_started, game_finished, write_conflict", body = Problem, content_type = "application/problem+json"),
+        (status = 412, description = "stale_version: If-Match names another version", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "position_out_of_range, duplicate_positions, invalid_reveal, position_already_revealed, must_swap_discard_draw, flip_required, idempotency_key_reused", body = Problem, content_type = "application/problem+json"),
+        docs::DatabaseFailures,
     )
 )]
 #[post("/v1/games/{id}/moves")]
@@ -344,11 +332,12 @@ pub async fn make_move(
     params(("id" = Uuid, Path, description = "The game"), EventsQuery),
     security((), ("bearer" = [])),
     responses(
-        (status = 200, description = "Entries after `after`", body = EventsPage),
-        (status = 400, description = "A parameter does not parse", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "A token that is not of this game", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "limit or after out of range", body = Problem, content_type = "application/problem+json"),
+        docs::EventsPageShown,
+        (status = 400, description = "malformed_request: a parameter does not parse", body = Problem, content_type = "application/problem+json"),
+        docs::Unauthorized,
+        docs::NoSuchGame,
+        (status = 422, description = "out_of_range: limit is not 1 to 1000, or after is negative", body = Problem, content_type = "application/problem+json"),
+        docs::DatabaseFailures,
     )
 )]
 #[get("/v1/games/{id}/events")]
@@ -373,14 +362,14 @@ pub async fn list_events(
     params(
         ("id" = Uuid, Path, description = "The game"),
         ("seq" = i64, Path, description = "A log entry, from 1"),
-        ("If-None-Match" = Option<String>, Header, description = "An ETag from an earlier replay of this seq: 304"),
+        ("If-None-Match" = Option<String>, Header, description = docs::IF_NONE_MATCH),
     ),
     security((), ("bearer" = [])),
     responses(
-        (status = 200, description = "The view after entry `seq`; its version (and ETag) is `seq`", body = View),
-        (status = 304, description = "Unchanged since If-None-Match"),
-        (status = 401, description = "A token that is not of this game", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such game or entry", body = Problem, content_type = "application/problem+json"),
+        docs::CallersView,
+        docs::Unauthorized,
+        (status = 404, description = "not_found: no such game, or no entry with that seq", body = Problem, content_type = "application/problem+json"),
+        docs::DatabaseFailures,
     )
 )]
 #[get("/v1/games/{id}/replay/{seq}")]

@@ -5,8 +5,8 @@ use actix_web::{HttpResponse, get};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::api::AppState;
-use crate::api::problem::{ApiError, Problem};
+use crate::api::problem::ApiError;
+use crate::api::{AppState, docs};
 use crate::metrics::Metrics;
 
 /// The body of the health endpoints.
@@ -29,7 +29,7 @@ pub async fn healthz() -> HttpResponse {
     tag = "operations",
     responses(
         (status = 200, description = "The database answers", body = Health),
-        (status = 503, description = "The database is unreachable", body = Problem, content_type = "application/problem+json"),
+        docs::DatabaseFailures,
     )
 )]
 #[get("/readyz")]

@@ -1,21 +1,25 @@
 //! The HTTP layer: routes, request and response types, problem errors and the OpenAPI document.
 
+pub mod docs;
 pub mod games;
 pub mod health;
 pub mod problem;
 
-use actix_web::ResponseError;
-use actix_web::dev::ResourceDef;
-use actix_web::http::{StatusCode, header};
+use actix_web::body::MessageBody;
+use actix_web::dev::{ResourceDef, ServiceRequest, ServiceResponse};
+use actix_web::http::{Method, StatusCode, header};
+use actix_web::middleware::Next;
 use actix_web::web::{self, Data};
-use actix_web::{App, HttpRequest, HttpResponse};
+use actix_web::{App, HttpRequest, HttpResponse, ResponseError};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 use utoipa_actix_web::AppExt;
 use utoipa_actix_web::service_config::ServiceConfig;
+use utoipa_swagger_ui::SwaggerUi;
 
 use crate::api::problem::{ApiError, Problem};
-use crate::service::GameService;
+use crate::engine::View;
+use crate::service::{CreatedGame, EventsPage, GameService, Joined, LobbyPage};
 
 /// Largest request body accepted; moves and game creation (with 18 stacked decks) fit well below.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -34,7 +38,8 @@ pub struct AppState {
         description = "Six-card Golf for 2 to 4 players, with auditable, hash-chained game logs.",
         license(name = "MIT OR Apache-2.0")
     ),
-    components(schemas(Problem)),
+    // The schemas of the shared responses of `docs`, which name them without collecting them.
+    components(schemas(Problem, View, CreatedGame, LobbyPage, Joined, EventsPage)),
     modifiers(&BearerAuth),
     tags(
         (name = "games", description = "Create, join, view and play games"),
@@ -64,8 +69,18 @@ impl Modify for BearerAuth {
     }
 }
 
+/// Everything the service answers: the documented routes, `spec` and the page for it, the
+/// request-parsing settings, and the answer to requests that match no route. The document itself
+/// is assembled once, by [`openapi`].
+pub fn configure(config: &mut web::ServiceConfig, spec: &utoipa::openapi::OpenApi) {
+    routes(&mut ServiceConfig::new(config));
+    configure_extractors(config);
+    serve_docs(config, spec.clone());
+    config.default_service(web::to(no_route));
+}
+
 /// Registers every documented route.
-pub fn routes(config: &mut ServiceConfig) {
+fn routes(config: &mut ServiceConfig) {
     config
         .service(games::create_game)
         .service(games::list_games)
@@ -83,16 +98,17 @@ pub fn routes(config: &mut ServiceConfig) {
 
 /// The OpenAPI document of the service, as `/openapi.json` serves it.
 pub fn openapi() -> utoipa::openapi::OpenApi {
-    let (_, spec) = App::new()
+    let (_, mut spec) = App::new()
         .into_utoipa_app()
         .openapi(ApiDoc::openapi())
         .configure(routes)
         .split_for_parts();
+    docs::complete(&mut spec);
     spec
 }
 
 /// Request-parsing settings: every parse failure is a problem, never a bare text error.
-pub fn configure_extractors(config: &mut web::ServiceConfig) {
+fn configure_extractors(config: &mut web::ServiceConfig) {
     config
         // Handlers read their bodies as bytes (see `games::read_body`): this is their limit.
         .app_data(web::PayloadConfig::new(MAX_BODY_BYTES))
@@ -106,32 +122,44 @@ pub fn configure_extractors(config: &mut web::ServiceConfig) {
         );
 }
 
-/// The documented paths and the methods each answers, read from the OpenAPI document, so that
-/// a request for a known path with another method gets 405 and the `Allow` header.
+/// Where the OpenAPI document is served.
+const SPEC_PATH: &str = "/openapi.json";
+/// The interactive page, and the assets under it.
+const DOCS_PATH: &str = "/docs";
+const DOCS_PAGES: &str = "/docs/{_:.*}";
+
+/// Registers the routes that serve `spec` and the interactive page for it.
+fn serve_docs(config: &mut web::ServiceConfig, spec: utoipa::openapi::OpenApi) {
+    config
+        .service(SwaggerUi::new(DOCS_PAGES).url(SPEC_PATH, spec))
+        .route(DOCS_PATH, web::get().to(docs_redirect));
+}
+
+/// The paths the service answers and the methods each answers: those of the OpenAPI document,
+/// plus the document and the docs page themselves. A request for a known path with another method
+/// gets 405 and the `Allow` header; `HEAD` is answered wherever `GET` is.
 pub struct RouteTable(Vec<(ResourceDef, Vec<&'static str>)>);
 
 impl RouteTable {
-    /// The routes of `spec` (whose path templates are also actix patterns).
-    pub fn from_spec(spec: &utoipa::openapi::OpenApi) -> Self {
-        let routes = spec
-            .paths
-            .paths
-            .iter()
-            .map(|(path, item)| {
-                let methods = [
-                    ("GET", item.get.is_some()),
-                    ("POST", item.post.is_some()),
-                    ("PUT", item.put.is_some()),
-                    ("PATCH", item.patch.is_some()),
-                    ("DELETE", item.delete.is_some()),
-                ]
-                .into_iter()
-                .filter_map(|(method, present)| present.then_some(method))
-                .collect();
-                (ResourceDef::new(path.as_str()), methods)
-            })
+    /// The routes of `spec` (whose path templates are also actix patterns), and of [`serve_docs`].
+    pub fn new(spec: &utoipa::openapi::OpenApi) -> Self {
+        let documented = spec.paths.paths.iter().map(|(path, item)| {
+            let methods = [
+                ("GET", item.get.is_some()),
+                ("HEAD", item.get.is_some()),
+                ("POST", item.post.is_some()),
+                ("PUT", item.put.is_some()),
+                ("PATCH", item.patch.is_some()),
+                ("DELETE", item.delete.is_some()),
+            ]
+            .into_iter()
+            .filter_map(|(method, present)| present.then_some(method))
             .collect();
-        RouteTable(routes)
+            (ResourceDef::new(path.as_str()), methods)
+        });
+        let docs = [SPEC_PATH, DOCS_PATH, DOCS_PAGES]
+            .map(|path| (ResourceDef::new(path), vec!["GET", "HEAD"]));
+        RouteTable(documented.chain(docs).collect())
     }
 
     fn methods_of(&self, path: &str) -> Option<&[&'static str]> {
@@ -142,8 +170,26 @@ impl RouteTable {
     }
 }
 
+/// Answers `HEAD` as the `GET` of the same path (RFC 9110): the request is routed as a `GET`, and
+/// the HTTP/1 codec, which saw the `HEAD`, sends the headers without the body.
+pub async fn head_as_get(
+    mut request: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    if request.method() == Method::HEAD {
+        let answers_get = request
+            .app_data::<Data<RouteTable>>()
+            .and_then(|routes| routes.methods_of(request.path()))
+            .is_some_and(|methods| methods.contains(&"GET"));
+        if answers_get {
+            request.head_mut().method = Method::GET;
+        }
+    }
+    next.call(request).await
+}
+
 /// Answers requests that match no route: 405 for a known path, 404 otherwise.
-pub async fn no_route(
+async fn no_route(
     request: HttpRequest,
     routes: Data<RouteTable>,
 ) -> Result<HttpResponse, ApiError> {
@@ -172,7 +218,7 @@ pub async fn no_route(
 }
 
 /// `/docs` without its slash: the interactive page lives under `/docs/`.
-pub async fn docs_redirect() -> HttpResponse {
+async fn docs_redirect() -> HttpResponse {
     HttpResponse::PermanentRedirect()
         .insert_header((header::LOCATION, "/docs/"))
         .finish()

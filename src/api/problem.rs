@@ -1,11 +1,15 @@
 //! RFC 9457 problem details: the one place where failures become HTTP responses.
 
+use actix_web::body::{EitherBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::StatusCode;
-use actix_web::http::header::ContentType;
+use actix_web::http::header::{self, ContentType, HeaderValue};
+use actix_web::middleware::Next;
 use actix_web::{HttpResponse, ResponseError};
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use crate::engine::RuleError;
 use crate::service::ServiceError;
 use crate::store::StoreError;
 
@@ -31,6 +35,9 @@ pub struct Problem {
     /// A stable, machine-readable identifier of the problem type.
     pub code: String,
 }
+
+/// The media type of problems.
+const PROBLEM_JSON: &str = "application/problem+json";
 
 /// An error that the HTTP layer reports as a problem.
 #[derive(Debug, Clone)]
@@ -67,6 +74,11 @@ impl ApiError {
         )
     }
 
+    /// 401 `unauthorized`: a missing token where one is needed, or one that is not of this game.
+    pub fn unauthorized(detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::UNAUTHORIZED, "unauthorized", detail)
+    }
+
     /// 404 `not_found`.
     pub fn not_found(detail: impl Into<String>) -> Self {
         Self::new(StatusCode::NOT_FOUND, "not_found", detail)
@@ -78,6 +90,17 @@ impl ApiError {
             StatusCode::SERVICE_UNAVAILABLE,
             "unavailable",
             "The database is unavailable; try again shortly.",
+        )
+    }
+
+    /// 409 `write_conflict`: every attempt of a write met a conflict in the store (another write
+    /// to the game got there first); the request changed nothing.
+    pub fn write_conflict() -> Self {
+        Self::new(
+            StatusCode::CONFLICT,
+            "write_conflict",
+            "The game changed while this request was being written, and nothing was applied: \
+             reload it and try again.",
         )
     }
 
@@ -129,12 +152,42 @@ impl ResponseError for ApiError {
         }
         builder
             .insert_header(ContentType(
-                "application/problem+json"
-                    .parse()
-                    .expect("static media type"),
+                PROBLEM_JSON.parse().expect("static media type"),
             ))
             .json(self.problem())
     }
+}
+
+/// Makes every error response a problem. Handlers answer problems already; what answers outside
+/// them (the docs page answers a bare 404 for an asset it does not have, and a text 500) is
+/// replaced by the problem of its status. Other statuses are left as they are, since nothing
+/// else answers them outside the handlers.
+pub async fn problems_only(
+    request: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, actix_web::Error> {
+    let response = next.call(request).await?;
+    let status = response.status();
+    let is_problem = response.headers().get(header::CONTENT_TYPE)
+        == Some(&HeaderValue::from_static(PROBLEM_JSON));
+    let replacement = match status {
+        _ if is_problem => None,
+        StatusCode::NOT_FOUND => Some(ApiError::not_found(format!(
+            "Nothing is at {}.",
+            response.request().path()
+        ))),
+        StatusCode::INTERNAL_SERVER_ERROR => {
+            tracing::error!("a 500 that is not a problem");
+            Some(ApiError::internal())
+        }
+        _ => None,
+    };
+    Ok(match replacement {
+        Some(problem) => response
+            .into_response(problem.error_response())
+            .map_into_right_body(),
+        None => response.map_into_left_body(),
+    })
 }
 
 impl From<StoreError> for ApiError {
@@ -151,13 +204,8 @@ impl From<StoreError> for ApiError {
                 ApiError::unavailable()
             }
             StoreError::Conflict => {
-                // Every retry lost a race: the game is too busy right now.
                 tracing::warn!("write conflicts persisted through every retry");
-                ApiError::new(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "unavailable",
-                    "The game is too busy right now; try again.",
-                )
+                ApiError::write_conflict()
             }
             StoreError::Corrupt(reason) | StoreError::Internal(reason) => {
                 // The reason stays in our logs: clients get no internals.
@@ -173,9 +221,7 @@ impl From<ServiceError> for ApiError {
         let detail = error.to_string();
         match error {
             ServiceError::NotFound(_) => ApiError::not_found(detail),
-            ServiceError::Unauthorized(_) => {
-                ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", detail)
-            }
+            ServiceError::Unauthorized(_) => ApiError::unauthorized(detail),
             ServiceError::Malformed(_) => ApiError::malformed(detail),
             ServiceError::StaleVersion { .. } => {
                 ApiError::new(StatusCode::PRECONDITION_FAILED, "stale_version", detail)
@@ -192,12 +238,104 @@ impl From<ServiceError> for ApiError {
                 tracing::error!(%reason, "server fault");
                 ApiError::internal()
             }
-            ServiceError::Rule(rule) => ApiError::new(
-                StatusCode::from_u16(rule.status()).unwrap_or(StatusCode::UNPROCESSABLE_ENTITY),
-                rule.code(),
-                detail,
-            ),
+            ServiceError::Rule(rule) => ApiError::new(rule_status(&rule), rule.code(), detail),
             ServiceError::Store(store) => store.into(),
+        }
+    }
+}
+
+/// The status of a rule violation: 404 for a missing game, 409 for a conflict with the game's
+/// state (whose turn, which stage, full, not started, finished), 422 for values that break a
+/// range or a rule.
+fn rule_status(rule: &RuleError) -> StatusCode {
+    match rule {
+        RuleError::NotCreated => StatusCode::NOT_FOUND,
+        RuleError::AlreadyCreated
+        | RuleError::GameFull
+        | RuleError::GameNotStarted
+        | RuleError::GameFinished
+        | RuleError::NotYourTurn { .. }
+        | RuleError::WrongStage { .. }
+        | RuleError::AlreadyRevealed(_) => StatusCode::CONFLICT,
+        RuleError::NoSuchSeat(_)
+        | RuleError::PositionOutOfRange(_)
+        | RuleError::DuplicatePositions(_)
+        | RuleError::InvalidReveal(_)
+        | RuleError::PositionAlreadyRevealed(_)
+        | RuleError::MustSwapDiscardDraw(_)
+        | RuleError::FlipRequired
+        | RuleError::InvalidName(_)
+        | RuleError::InvalidClientSeed(_)
+        | RuleError::InvalidDeck(_)
+        | RuleError::InvalidGameOptions(_) => StatusCode::UNPROCESSABLE_ENTITY,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Card, MoveKind, Position, Stage};
+
+    fn problem_of(error: impl Into<ServiceError>) -> Problem {
+        ApiError::from(error.into()).problem()
+    }
+
+    #[test]
+    fn a_write_that_keeps_losing_races_is_a_409_conflict_not_a_5xx() {
+        let problem = problem_of(StoreError::Conflict);
+        assert_eq!(
+            (problem.status, problem.code.as_str()),
+            (409, "write_conflict")
+        );
+        assert!(problem.detail.contains("try again"), "{}", problem.detail);
+    }
+
+    #[test]
+    fn every_rule_violation_has_its_status_its_code_and_its_sentence() {
+        let position = Position::new(1).expect("in range");
+        let card: Card = "7H".parse().expect("a card code");
+        let cases = [
+            (RuleError::NotCreated, 404),
+            (RuleError::AlreadyCreated, 409),
+            (RuleError::GameFull, 409),
+            (RuleError::GameNotStarted, 409),
+            (RuleError::GameFinished, 409),
+            (
+                RuleError::NotYourTurn {
+                    seat: 0,
+                    current: 1,
+                },
+                409,
+            ),
+            (
+                RuleError::WrongStage {
+                    kind: MoveKind::Draw,
+                    stage: Some(Stage::Place),
+                },
+                409,
+            ),
+            (RuleError::AlreadyRevealed(0), 409),
+            (RuleError::NoSuchSeat(5), 422),
+            (RuleError::PositionOutOfRange(9), 422),
+            (RuleError::DuplicatePositions(position), 422),
+            (RuleError::InvalidReveal(3), 422),
+            (RuleError::PositionAlreadyRevealed(position), 422),
+            (RuleError::MustSwapDiscardDraw(card), 422),
+            (RuleError::FlipRequired, 422),
+            (RuleError::InvalidName("x".into()), 422),
+            (RuleError::InvalidClientSeed("x".into()), 422),
+            (RuleError::InvalidDeck("x".into()), 422),
+            (RuleError::InvalidGameOptions("x".into()), 422),
+        ];
+        for (rule, status) in cases {
+            let (code, sentence) = (rule.code(), rule.to_string());
+            let problem = problem_of(rule);
+            assert_eq!(problem.status, status, "{code}");
+            assert_eq!(problem.code, code);
+            assert_eq!(
+                problem.detail, sentence,
+                "the engine's sentence reaches the client"
+            );
         }
     }
 }

@@ -900,9 +900,9 @@ mod deck_serde {
 // Errors
 // ---------------------------------------------------------------------------------------------
 
-/// Why a command is refused. [`RuleError::code`] is the stable machine-readable code,
-/// [`RuleError::status`] the HTTP status, `Display` a sentence for people that names only cards
-/// the caller may see.
+/// Why a command is refused. [`RuleError::code`] is the stable machine-readable code, `Display` a
+/// sentence for people that names only cards the caller may see (the HTTP layer decides the
+/// status).
 #[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
 pub enum RuleError {
     /// A command other than `Create` on a game that does not exist.
@@ -1010,32 +1010,6 @@ impl RuleError {
             RuleError::InvalidClientSeed(_) => "invalid_client_seed",
             RuleError::InvalidDeck(_) => "invalid_deck",
             RuleError::InvalidGameOptions(_) => "invalid_game_options",
-        }
-    }
-
-    /// The HTTP status: 404 for a missing game, 409 for a conflict with the game's state (whose
-    /// turn, which stage, full, not started, finished), 422 for values that break a range or a rule.
-    pub const fn status(&self) -> u16 {
-        match self {
-            RuleError::NotCreated => 404,
-            RuleError::AlreadyCreated
-            | RuleError::GameFull
-            | RuleError::GameNotStarted
-            | RuleError::GameFinished
-            | RuleError::NotYourTurn { .. }
-            | RuleError::WrongStage { .. }
-            | RuleError::AlreadyRevealed(_) => 409,
-            RuleError::NoSuchSeat(_)
-            | RuleError::PositionOutOfRange(_)
-            | RuleError::DuplicatePositions(_)
-            | RuleError::InvalidReveal(_)
-            | RuleError::PositionAlreadyRevealed(_)
-            | RuleError::MustSwapDiscardDraw(_)
-            | RuleError::FlipRequired
-            | RuleError::InvalidName(_)
-            | RuleError::InvalidClientSeed(_)
-            | RuleError::InvalidDeck(_)
-            | RuleError::InvalidGameOptions(_) => 422,
         }
     }
 }

@@ -169,11 +169,9 @@ pub fn view(state: &State, viewer: Viewer) -> View {
 /// The event as `viewer` may see it while the game runs: `None` when nothing in it must be
 /// hidden from this viewer (send the event as it is), else its `{"type", "data"}` JSON with the
 /// hidden fields set to `null`: `hole_dealt.deck`, `stock_reshuffled.order`, and the `card` of
-/// another seat's `card_drawn` from the stock. Once `game_finished`, nothing is hidden.
-pub fn redact_event(event: &Event, viewer: Viewer, game_finished: bool) -> Option<Value> {
-    if game_finished {
-        return None;
-    }
+/// another seat's `card_drawn` from the stock. Once the game is finished the log is public, and
+/// its entries go out as they are, without this.
+pub fn redact_event(event: &Event, viewer: Viewer) -> Option<Value> {
     let hidden = match event {
         Event::HoleDealt { .. } => "deck",
         Event::StockReshuffled { .. } => "order",

@@ -1,0 +1,388 @@
+//! The parts of the OpenAPI document that several operations share, written once: the success
+//! responses with the headers their handlers set, the problems that many operations answer (their
+//! examples are the problems [`crate::api::problem`] really sends), and the headers.
+
+use std::collections::BTreeMap;
+
+use utoipa::openapi::example::ExampleBuilder;
+use utoipa::openapi::{
+    ContentBuilder, Header, HeaderBuilder, Object, OpenApi, Ref, RefOr, Response, ResponseBuilder,
+    Type,
+};
+use utoipa::{IntoResponses, ToSchema};
+
+use crate::api::problem::{ApiError, Problem};
+use crate::engine::View;
+use crate::service::{CreatedGame, EventsPage, Joined, LobbyPage};
+
+/// The description of the `If-None-Match` request header of the views.
+pub const IF_NONE_MATCH: &str = "The ETag of an earlier answer: 304 while it is still current";
+
+type ResponseMap = BTreeMap<String, RefOr<Response>>;
+
+/// A response header, described once in the document's `components/headers` and referred to
+/// by every response that carries it.
+struct DocumentedHeader {
+    /// The header's name in responses.
+    name: &'static str,
+    /// Its key in `components/headers` (one name may carry values of different meanings).
+    component: &'static str,
+    description: &'static str,
+    example: &'static str,
+}
+
+const REQUEST_ID: DocumentedHeader = DocumentedHeader {
+    name: "X-Request-Id",
+    component: "X-Request-Id",
+    description: "The id of this request in the server's logs: quote it when reporting a problem",
+    example: "0b8f8a4e-2f6a-4f36-9d53-5c1f0e9a7b21",
+};
+const AUTHENTICATE: DocumentedHeader = DocumentedHeader {
+    name: "WWW-Authenticate",
+    component: "WWW-Authenticate",
+    description: "The scheme the token goes with",
+    example: "Bearer",
+};
+const ETAG: DocumentedHeader = DocumentedHeader {
+    name: "ETag",
+    component: "ETag",
+    description: "The game's version as a strong tag, for If-None-Match on views and If-Match on moves",
+    example: "\"17\"",
+};
+const LOCATION: DocumentedHeader = DocumentedHeader {
+    name: "Location",
+    component: "Location",
+    description: "The path of the new game",
+    example: "/v1/games/4b3a1f64-5f2c-4a8e-9d0b-1c2d3e4f5a6b",
+};
+const CACHE_PRIVATE: DocumentedHeader = DocumentedHeader {
+    name: "Cache-Control",
+    component: "Cache-Control-private",
+    description: "The answer is for the caller's token only: no cache may keep it",
+    example: "private, no-store",
+};
+const VARY: DocumentedHeader = DocumentedHeader {
+    name: "Vary",
+    component: "Vary",
+    description: "The answer depends on the Authorization header",
+    example: "Authorization",
+};
+const CACHE_NO_CACHE: DocumentedHeader = DocumentedHeader {
+    name: "Cache-Control",
+    component: "Cache-Control-no-cache",
+    description: "The same for every caller; revalidate it (If-None-Match) before reuse",
+    example: "no-cache",
+};
+
+impl DocumentedHeader {
+    const ALL: [&DocumentedHeader; 7] = [
+        &REQUEST_ID,
+        &AUTHENTICATE,
+        &ETAG,
+        &LOCATION,
+        &CACHE_PRIVATE,
+        &VARY,
+        &CACHE_NO_CACHE,
+    ];
+
+    fn definition(&self) -> Header {
+        HeaderBuilder::new()
+            .schema(Some(Object::with_type(Type::String)))
+            .description(Some(self.description))
+            .example(Some(self.example.into()))
+            .build()
+    }
+
+    fn reference(&self) -> Ref {
+        Ref::new(format!("#/components/headers/{}", self.component))
+    }
+}
+
+/// The response headers that handlers set, by what they tell the client.
+trait DocumentedHeaders: Sized {
+    fn with(self, header: &DocumentedHeader) -> Self;
+
+    /// `ETag`: the version of the view in the body.
+    fn etag(self) -> Self {
+        self.with(&ETAG)
+    }
+
+    /// `Cache-Control: private, no-store` and `Vary: Authorization`: the answer depends on the
+    /// caller's token.
+    fn private(self) -> Self {
+        self.with(&CACHE_PRIVATE).with(&VARY)
+    }
+
+    /// `Cache-Control: no-cache`: the same for everyone, but revalidated before reuse.
+    fn no_cache(self) -> Self {
+        self.with(&CACHE_NO_CACHE)
+    }
+
+    /// `Location`: where the new game lives.
+    fn location(self) -> Self {
+        self.with(&LOCATION)
+    }
+}
+
+impl DocumentedHeaders for ResponseBuilder {
+    fn with(self, header: &DocumentedHeader) -> Self {
+        self.header_ref(header.name, header.reference())
+    }
+}
+
+/// A JSON response whose body is a `T` (which [`crate::api::ApiDoc`] registers).
+fn json<T: ToSchema>(description: &str) -> ResponseBuilder {
+    ResponseBuilder::new().description(description).content(
+        "application/json",
+        ContentBuilder::new()
+            .schema(Some(Ref::from_schema_name(T::name())))
+            .build(),
+    )
+}
+
+/// A `304 Not Modified` to a request whose `If-None-Match` is still current.
+fn not_modified() -> ResponseBuilder {
+    ResponseBuilder::new()
+        .description("Unchanged since If-None-Match: no body")
+        .etag()
+}
+
+/// A problem response: `description`, and `example` as its example, named by its code.
+fn problem(description: &str, example: ApiError) -> ResponseBuilder {
+    let problem = example.problem();
+    let example = ExampleBuilder::new()
+        .summary(problem.detail.clone())
+        .value(Some(
+            serde_json::to_value(&problem).expect("a problem serializes"),
+        ));
+    ResponseBuilder::new().description(description).content(
+        "application/problem+json",
+        ContentBuilder::new()
+            .schema(Some(Ref::from_schema_name(Problem::name())))
+            .examples_from_iter([(problem.code, example)])
+            .build(),
+    )
+}
+
+fn responses<const N: usize>(entries: [(u16, ResponseBuilder); N]) -> ResponseMap {
+    entries
+        .into_iter()
+        .map(|(status, response)| (status.to_string(), response.into()))
+        .collect()
+}
+
+/// `201` to `POST /v1/games`.
+pub struct GameCreated;
+
+impl IntoResponses for GameCreated {
+    fn responses() -> ResponseMap {
+        responses([(
+            201,
+            json::<CreatedGame>(
+                "Created: the public view (with `commitment`) and the secret `host_token`",
+            )
+            .location()
+            .etag()
+            .private(),
+        )])
+    }
+}
+
+/// `200` to `GET /v1/games`.
+pub struct LobbyPageShown;
+
+impl IntoResponses for LobbyPageShown {
+    fn responses() -> ResponseMap {
+        responses([(200, json::<LobbyPage>("One page of the lobby").no_cache())])
+    }
+}
+
+/// `201` to `POST /v1/games/{id}/players`.
+pub struct SeatTaken;
+
+impl IntoResponses for SeatTaken {
+    fn responses() -> ResponseMap {
+        responses([(
+            201,
+            json::<Joined>("The seat taken and, for a person, its token").private(),
+        )])
+    }
+}
+
+/// `200` and `304` of the public view: the same for every caller.
+pub struct PublicView;
+
+impl IntoResponses for PublicView {
+    fn responses() -> ResponseMap {
+        responses([
+            (
+                200,
+                json::<View>("The public view; its ETag is its version")
+                    .etag()
+                    .no_cache(),
+            ),
+            (304, not_modified().no_cache()),
+        ])
+    }
+}
+
+/// `200` and `304` of a view that depends on the caller's token (own views, replays).
+pub struct CallersView;
+
+impl IntoResponses for CallersView {
+    fn responses() -> ResponseMap {
+        responses([
+            (
+                200,
+                json::<View>("The view as the caller sees it; its ETag is its version")
+                    .etag()
+                    .private(),
+            ),
+            (304, not_modified().private()),
+        ])
+    }
+}
+
+/// `200` to a move.
+pub struct MovePlayed;
+
+impl IntoResponses for MovePlayed {
+    fn responses() -> ResponseMap {
+        responses([(
+            200,
+            json::<View>("The caller's view after the move and the bot turns it triggered")
+                .etag()
+                .private(),
+        )])
+    }
+}
+
+/// `200` to `GET /v1/games/{id}/events`.
+pub struct EventsPageShown;
+
+impl IntoResponses for EventsPageShown {
+    fn responses() -> ResponseMap {
+        responses([(
+            200,
+            json::<EventsPage>(
+                "Entries after `after`, redacted for the caller while the game runs",
+            )
+            .private(),
+        )])
+    }
+}
+
+/// `400` and `413` of an operation with a JSON body.
+pub struct BodyProblems;
+
+impl IntoResponses for BodyProblems {
+    fn responses() -> ResponseMap {
+        responses([
+            (
+                400,
+                problem(
+                    "malformed_request: the body or a header does not parse into the request's shape",
+                    ApiError::malformed(
+                        "The body does not parse: missing field `type` at line 1 column 2",
+                    ),
+                ),
+            ),
+            (
+                413,
+                problem(
+                    "payload_too_large: the body is too large",
+                    ApiError::payload_too_large(),
+                ),
+            ),
+        ])
+    }
+}
+
+/// `401` of an operation that takes a token, with the `WWW-Authenticate` of every 401.
+pub struct Unauthorized;
+
+impl IntoResponses for Unauthorized {
+    fn responses() -> ResponseMap {
+        responses([(
+            401,
+            problem(
+                "unauthorized: a token that is not a seat (or host) token of this game, or none \
+                 where the operation needs one",
+                ApiError::unauthorized("This token is not a seat or host token of this game."),
+            )
+            .with(&AUTHENTICATE),
+        )])
+    }
+}
+
+/// `404` of an operation on one game.
+pub struct NoSuchGame;
+
+impl IntoResponses for NoSuchGame {
+    fn responses() -> ResponseMap {
+        responses([(
+            404,
+            problem(
+                "not_found: no such game",
+                ApiError::not_found("There is no such game."),
+            ),
+        )])
+    }
+}
+
+/// `500` and `503` of every operation that reads or writes the database.
+pub struct DatabaseFailures;
+
+impl IntoResponses for DatabaseFailures {
+    fn responses() -> ResponseMap {
+        responses([
+            (
+                500,
+                problem(
+                    "internal_error: a fault of the server (its reason is logged, not sent)",
+                    ApiError::internal(),
+                ),
+            ),
+            (
+                503,
+                problem(
+                    "unavailable: the database cannot be reached; try again shortly",
+                    ApiError::unavailable(),
+                ),
+            ),
+        ])
+    }
+}
+
+/// Completes the document: defines the headers that responses refer to, and documents the one
+/// set outside the handlers, `X-Request-Id`, on every response (see `startup`).
+pub fn complete(spec: &mut OpenApi) {
+    let components = spec.components.get_or_insert_with(Default::default);
+    for header in DocumentedHeader::ALL {
+        components
+            .headers
+            .insert(header.component.to_owned(), RefOr::T(header.definition()));
+    }
+    for item in spec.paths.paths.values_mut() {
+        let operations = [
+            &mut item.get,
+            &mut item.put,
+            &mut item.post,
+            &mut item.delete,
+            &mut item.options,
+            &mut item.head,
+            &mut item.patch,
+            &mut item.trace,
+        ];
+        for operation in operations.into_iter().flatten() {
+            for response in operation.responses.responses.values_mut() {
+                if let RefOr::T(response) = response {
+                    response.headers.insert(
+                        REQUEST_ID.name.to_owned(),
+                        RefOr::Ref(REQUEST_ID.reference()),
+                    );
+                }
+            }
+        }
+    }
+}
