@@ -69,6 +69,7 @@ pub struct LobbyQuery {
     #[param(minimum = 1, maximum = 100)]
     pub limit: Option<i64>,
     /// `next_cursor` of the previous page.
+    #[param(min_length = 1)]
     pub cursor: Option<String>,
 }
 
@@ -89,7 +90,7 @@ pub struct EventsQuery {
 #[utoipa::path(
     tag = "games",
     request_body = CreateGameBody,
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retried creation return the first answer (with its host token): 22 to 255 visible ASCII characters, and random (a UUID), since anyone presenting it gets that answer")),
+    params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retried creation return the first answer (with its host token): 22 to 255 visible ASCII characters, and random (a UUID), since anyone presenting it gets that answer", min_length = 22, max_length = 255, pattern = "^[!-~]+$")),
     responses(
         docs::GameCreated,
         docs::BodyProblems,
@@ -276,7 +277,7 @@ pub async fn own_view(
     params(
         ("id" = Uuid, Path, description = "The game"),
         ("If-Match" = Option<String>, Header, description = "The ETag of the view the move was chosen from: 412 if the game moved on"),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retried move return the first answer and apply nothing twice"),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retried move return the first answer and apply nothing twice: 1 to 255 visible ASCII characters", min_length = 1, max_length = 255, pattern = "^[!-~]+$"),
     ),
     request_body(content = MoveRequest, examples(
         ("reveal" = (value = json!({"type": "reveal", "positions": [0, 4]}))),
