@@ -1,12 +1,13 @@
 //! The bot-game simulator: plays many games between bots through the engine's own
 //! `decide`/`apply` (no fast path) and reports speed, turns per hole and each seat's results.
-//! Deterministic for a given seed, apart from the measured speed.
+//! Deterministic for a given seed (with the `rand` version that Cargo.lock pins), apart from the
+//! measured speed.
 
 use std::fmt::Write as _;
 use std::time::Instant;
 
 use rand::SeedableRng;
-use rand::rngs::SmallRng;
+use rand::rngs::StdRng;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
@@ -159,9 +160,7 @@ fn play_game(
         server_seed,
         decks: Vec::new(),
     };
-    let mut rng_seed = [0u8; 8];
-    rng_seed.copy_from_slice(&server_seed[..8]);
-    let mut rng = SmallRng::seed_from_u64(u64::from_be_bytes(rng_seed));
+    let mut rng = StdRng::from_seed(server_seed);
     let at = Timestamp::default();
     let mut state = State::default();
     let run = |state: &mut State, command: &Command| -> Result<Vec<Event>, RuleError> {

@@ -578,7 +578,8 @@ pub enum Stage {
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum EndReason {
-    /// A grid was all face up (after the final turns, if any).
+    /// A grid was all face up: after the final turns, if any, or when the turn cap cut them
+    /// short, since a grid was complete by then.
     GridComplete,
     /// `max_turns_per_hole` turns were played.
     TurnCap,
