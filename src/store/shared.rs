@@ -7,7 +7,8 @@
 
 /// Implements `EventStore` for `$store`, a struct of the invoking module with a
 /// `pool: sqlx::Pool<$db>` field and a method
-/// `async fn begin_write(&self) -> Result<sqlx::Transaction<'static, $db>, StoreError>`.
+/// `async fn begin_write(&self) -> Result<sqlx::Transaction<'static, $db>, StoreError>`, and one
+/// `begin_purge` of the same signature for the idempotency purge, a write with no time limit.
 ///
 /// The fragments of SQL, each a string literal:
 /// - `lock_row`: ends the `SELECT` that reads the game row in an append, so that the row stays
@@ -304,22 +305,24 @@ macro_rules! event_store {
                 }
 
                 async fn purge_expired_idempotency(&self) -> Result<u64, StoreError> {
-                    // Two statements, each complete by itself: a purge cut short between them
-                    // leaves only expired records, which are ignored anyway.
+                    // After a long stop the backlog may take longer than a request's statement
+                    // may, and a purge cut short would fail the same way every time after.
+                    let mut tx = self.begin_purge().await?;
                     let moves = sqlx::query(concat!(
                         "DELETE FROM move_idempotency WHERE created_at <= ",
                         $expired
                     ))
                     .bind($ttl)
-                    .execute(&self.pool)
+                    .execute(&mut *tx)
                     .await?;
                     let creations = sqlx::query(concat!(
                         "DELETE FROM create_idempotency WHERE created_at <= ",
                         $expired
                     ))
                     .bind($ttl)
-                    .execute(&self.pool)
+                    .execute(&mut *tx)
                     .await?;
+                    tx.commit().await?;
                     Ok(moves.rows_affected() + creations.rows_affected())
                 }
 

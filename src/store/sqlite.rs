@@ -4,8 +4,8 @@
 //! transaction starts with `BEGIN IMMEDIATE`, which takes the database's write lock up front: a
 //! second writer waits for it (up to `busy_timeout`, set to the pool's acquire timeout) and then
 //! reads the version its predecessor wrote, so a lost race is a `Conflict`. A database still busy
-//! or locked after that is a `Conflict` too (the service reloads and retries, and each attempt
-//! waits again), never `Unavailable`: the database is there, another writer holds it.
+//! or locked after that is `Busy` (a 409 that asks the client to try again), never
+//! `Unavailable`: the database is there, another writer holds it.
 
 use std::str::FromStr;
 
@@ -39,6 +39,11 @@ impl SqliteStore {
     /// Starts a write transaction holding the write lock (see the module doc).
     async fn begin_write(&self) -> Result<sqlx::Transaction<'static, Sqlite>, StoreError> {
         Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
+    }
+
+    /// Starts the purge's write transaction: SQLite has no statement time limit to lift.
+    async fn begin_purge(&self) -> Result<sqlx::Transaction<'static, Sqlite>, StoreError> {
+        self.begin_write().await
     }
 }
 
