@@ -742,6 +742,38 @@ async fn moves_against_the_state_of_the_game_are_409(backend: Backend) {
     problem(response, 409, "game_not_waiting").await;
 }
 
+async fn a_move_behind_a_held_lock_is_409_database_busy_and_changes_nothing(backend: Backend) {
+    // Another transaction holds the game past the store's lock wait (PostgreSQL's lock_timeout,
+    // SQLite's busy_timeout): the move is refused with a 409 that says to try again, not a 5xx,
+    // and it is applied once the game is free.
+    let app = spawn_app(backend).await;
+    let (id, _) = app.create_game(json!({"seats": 2, "holes": 1})).await;
+    let ada = app.join(&id, "Ada").await;
+    app.join(&id, "Grace").await;
+    let before = snapshot(&app, &id).await;
+    let reveal = json!({"type": "reveal", "positions": [0, 1]});
+
+    let holder = app
+        .database
+        .hold(id.parse().expect("a game id is a uuid"))
+        .await;
+    problem(
+        app.play(&id, &ada.token, &reveal).await,
+        409,
+        "database_busy",
+    )
+    .await;
+    holder.release().await;
+    assert_unchanged(&app, &id, before, "a move behind a held lock").await;
+
+    let response = app.play(&id, &ada.token, &reveal).await;
+    assert_eq!(
+        response.status(),
+        200,
+        "the same move once the game is free"
+    );
+}
+
 async fn a_stale_if_match_is_412_and_changes_nothing(backend: Backend) {
     // If-Match with an old ETag is 412 stale_version and the version stays; the current one plays.
     let app = spawn_app(backend).await;
@@ -2192,6 +2224,7 @@ on_both_backends!(
     unknown_games_entries_and_routes_are_404_not_found,
     head_answers_like_get_without_a_body,
     moves_against_the_state_of_the_game_are_409,
+    a_move_behind_a_held_lock_is_409_database_busy_and_changes_nothing,
     a_stale_if_match_is_412_and_changes_nothing,
     bodies_over_64_kib_are_413_payload_too_large,
     move_values_that_break_a_rule_are_422_and_change_nothing,

@@ -33,7 +33,7 @@ struct TestDb {
     store: Arc<dyn EventStore>,
     backend: Backend,
     url: String,
-    _database: TestDatabase,
+    database: TestDatabase,
 }
 
 impl TestDb {
@@ -75,55 +75,6 @@ impl TestDb {
     }
 }
 
-/// A transaction of its own that holds a game against every writer until it is released: on
-/// PostgreSQL the game row `FOR UPDATE`, on SQLite the database's write lock.
-enum Holder {
-    Postgres(PgConnection),
-    Sqlite(SqliteConnection),
-}
-
-impl TestDb {
-    async fn hold(&self, game_id: Uuid) -> Holder {
-        match self.backend {
-            Backend::Postgres => {
-                let mut conn = PgConnection::connect(&self.url).await.expect("connect");
-                sqlx::raw_sql("BEGIN")
-                    .execute(&mut conn)
-                    .await
-                    .expect("begin");
-                sqlx::query("SELECT version FROM games WHERE id = $1 FOR UPDATE")
-                    .bind(game_id)
-                    .execute(&mut conn)
-                    .await
-                    .expect("lock the game row");
-                Holder::Postgres(conn)
-            }
-            Backend::Sqlite => {
-                let mut conn = SqliteConnection::connect(&self.url).await.expect("connect");
-                sqlx::raw_sql("BEGIN IMMEDIATE")
-                    .execute(&mut conn)
-                    .await
-                    .expect("take the write lock");
-                Holder::Sqlite(conn)
-            }
-        }
-    }
-}
-
-impl Holder {
-    async fn release(self) {
-        match self {
-            Holder::Postgres(mut conn) => {
-                sqlx::raw_sql("ROLLBACK").execute(&mut conn).await.map(drop)
-            }
-            Holder::Sqlite(mut conn) => {
-                sqlx::raw_sql("ROLLBACK").execute(&mut conn).await.map(drop)
-            }
-        }
-        .expect("release");
-    }
-}
-
 /// Creates a fresh database, connects a store (running the migrations) and runs `test` on it.
 /// The database is dropped when the test ends, passes or panics, and also when connecting fails.
 async fn run<F, Fut>(backend: Backend, test: F)
@@ -139,7 +90,7 @@ where
         store,
         backend,
         url: database.url.clone(),
-        _database: database,
+        database,
     }))
     .await;
 }
@@ -172,7 +123,7 @@ conformance!(
     lobby_lists_public_waiting_games_newest_first,
     cancel_only_while_waiting,
     game_ids_page_through_every_game,
-    a_write_behind_a_held_lock_is_a_conflict,
+    a_write_behind_a_held_lock_is_busy,
     rebuild_equals_projection_after_random_games,
     ping_answers,
 );
@@ -825,10 +776,10 @@ async fn game_ids_page_through_every_game(db: Arc<TestDb>) {
     assert_eq!(seen, expected);
 }
 
-async fn a_write_behind_a_held_lock_is_a_conflict(db: Arc<TestDb>) {
+async fn a_write_behind_a_held_lock_is_busy(db: Arc<TestDb>) {
     // Another transaction holds the game for longer than the store waits (PostgreSQL's
-    // lock_timeout, SQLite's busy_timeout): the append ends as a Conflict, which the service
-    // reloads and retries, never as Unavailable (a 5xx), a panic or a hang. Readers do not wait,
+    // lock_timeout, SQLite's busy_timeout): the append ends as Busy (a 409 for the client),
+    // never as Unavailable (a 5xx), a panic or a hang. Readers do not wait,
     // and once the game is free the append goes through.
     let game = create(db.store.as_ref(), "2026-05-01T12:00:00Z").await;
     let impatient = PoolOptions {
@@ -837,14 +788,14 @@ async fn a_write_behind_a_held_lock_is_a_conflict(db: Arc<TestDb>) {
         statement_timeout: Duration::from_millis(400),
     };
     let store = store::connect(&db.url, &impatient).await.expect("connect");
-    let holder = db.hold(game.id).await;
+    let holder = db.database.hold(game.id).await;
     let join = || vec![event("player_joined", json!({"seat": 0}))];
     // The outer timeout only keeps a regression from hanging the suite.
     let waiting = store.append(game.id, 1, join(), update("waiting"), None);
     let result = tokio::time::timeout(Duration::from_secs(30), waiting)
         .await
         .expect("the append gave up by itself");
-    assert!(matches!(result, Err(StoreError::Conflict)), "{result:?}");
+    assert!(matches!(result, Err(StoreError::Busy)), "{result:?}");
     let loaded = store.load_game(game.id).await.expect("load").expect("game");
     assert_eq!(loaded.version, 1, "nothing written");
 

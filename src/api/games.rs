@@ -94,7 +94,7 @@ pub struct EventsQuery {
     responses(
         docs::GameCreated,
         docs::BodyProblems,
-        (status = 409, description = "write_conflict: another write won every retry; nothing was applied", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "write_conflict: another write won every retry; database_busy: another write held the data past the lock timeout; nothing was applied either way", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "invalid_game_options, invalid_deck, idempotency_key_reused", body = Problem, content_type = "application/problem+json"),
         docs::DatabaseFailures,
     )
@@ -163,7 +163,7 @@ pub async fn list_games(
         (status = 204, description = "Cancelled: the game is gone"),
         docs::Unauthorized,
         docs::NoSuchGame,
-        (status = 409, description = "game_not_waiting, write_conflict", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "game_not_waiting, database_busy", body = Problem, content_type = "application/problem+json"),
         docs::DatabaseFailures,
     )
 )]
@@ -189,7 +189,7 @@ pub async fn cancel_game(
         docs::BodyProblems,
         docs::Unauthorized,
         docs::NoSuchGame,
-        (status = 409, description = "game_full, write_conflict", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "game_full, write_conflict, database_busy", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "invalid_name, invalid_client_seed", body = Problem, content_type = "application/problem+json"),
         docs::DatabaseFailures,
     )
@@ -293,7 +293,7 @@ pub async fn own_view(
         docs::BodyProblems,
         docs::Unauthorized,
         docs::NoSuchGame,
-        (status = 409, description = "not_your_turn, wrong_stage, already_revealed, game_not_started, game_finished, write_conflict", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "not_your_turn, wrong_stage, already_revealed, game_not_started, game_finished, write_conflict, database_busy", body = Problem, content_type = "application/problem+json"),
         (status = 412, description = "stale_version: If-Match names another version", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "position_out_of_range, duplicate_positions, invalid_reveal, position_already_revealed, must_swap_discard_draw, flip_required, idempotency_key_reused", body = Problem, content_type = "application/problem+json"),
         docs::DatabaseFailures,

@@ -207,6 +207,15 @@ impl From<StoreError> for ApiError {
                 tracing::warn!("write conflicts persisted through every retry");
                 ApiError::write_conflict()
             }
+            StoreError::Busy => {
+                tracing::warn!("another writer held the database past the lock timeout");
+                ApiError::new(
+                    StatusCode::CONFLICT,
+                    "database_busy",
+                    "Another request held this game's data for too long, and nothing was \
+                     applied: try again.",
+                )
+            }
             StoreError::Corrupt(reason) | StoreError::Internal(reason) => {
                 // The reason stays in our logs: clients get no internals.
                 tracing::error!(%reason, "store failure");
@@ -286,6 +295,16 @@ mod tests {
         assert_eq!(
             (problem.status, problem.code.as_str()),
             (409, "write_conflict")
+        );
+        assert!(problem.detail.contains("try again"), "{}", problem.detail);
+    }
+
+    #[test]
+    fn a_write_that_waited_out_a_lock_is_a_409_database_busy_not_a_5xx() {
+        let problem = problem_of(StoreError::Busy);
+        assert_eq!(
+            (problem.status, problem.code.as_str()),
+            (409, "database_busy")
         );
         assert!(problem.detail.contains("try again"), "{}", problem.detail);
     }

@@ -7,10 +7,14 @@ pub enum StoreError {
     #[error("not found")]
     NotFound,
     /// Another writer got there first: the expected version is stale, a seq or seat is already
-    /// taken, or an idempotency key is already recorded; or another writer still holds the game
-    /// (PostgreSQL's `lock_timeout`, SQLite's `busy_timeout` ran out). Reload and retry, or replay.
+    /// taken, or an idempotency key is already recorded. Reload and retry, or replay.
     #[error("conflict with a concurrent write")]
     Conflict,
+    /// Another writer held the game (PostgreSQL's `lock_timeout`) or the database (SQLite's
+    /// `busy_timeout`) for longer than the store waits. Nothing was written; the wait is over, so
+    /// a retry belongs to the client, not to a loop that would wait as long again.
+    #[error("another writer held the database for too long")]
+    Busy,
     /// The game cannot be cancelled because it is no longer waiting for players.
     #[error("the game is not waiting for players")]
     NotWaiting,
@@ -39,6 +43,7 @@ impl From<sqlx::Error> for StoreError {
                 };
                 match class {
                     Class::Conflict => StoreError::Conflict,
+                    Class::Busy => StoreError::Busy,
                     Class::Unavailable => StoreError::Unavailable(db.to_string()),
                     Class::Other => StoreError::Internal(format!("database error {code}: {db}")),
                 }
@@ -73,6 +78,8 @@ impl From<sqlx::Error> for StoreError {
 enum Class {
     /// A concurrent write won: reload and retry.
     Conflict,
+    /// Another writer held a lock for longer than the store waits.
+    Busy,
     /// The database cannot serve now: try later.
     Unavailable,
     Other,
@@ -82,9 +89,10 @@ enum Class {
 fn postgres_class(sqlstate: &str) -> Class {
     match sqlstate {
         // unique_violation (a seq, seat, game id or idempotency key already taken),
-        // serialization_failure, deadlock_detected, lock_not_available (a row lock still held by
-        // another writer after lock_timeout)
-        "23505" | "40001" | "40P01" | "55P03" => Class::Conflict,
+        // serialization_failure, deadlock_detected
+        "23505" | "40001" | "40P01" => Class::Conflict,
+        // lock_not_available: a row lock still held by another writer after lock_timeout
+        "55P03" => Class::Busy,
         // too_many_connections; invalid_catalog_name (the database was dropped under us)
         "53300" | "3D000" => Class::Unavailable,
         // class 08: connection exception; class 57: operator intervention (admin_shutdown is what
@@ -99,9 +107,10 @@ fn sqlite_class(code: i32) -> Class {
     const CONSTRAINT_PRIMARYKEY: i32 = 1555;
     const CONSTRAINT_UNIQUE: i32 = 2067;
     match (code, code & 0xff) {
+        (CONSTRAINT_PRIMARYKEY | CONSTRAINT_UNIQUE, _) => Class::Conflict,
         // BUSY and LOCKED, with their extended codes (BUSY_SNAPSHOT, ...): another writer still
-        // held the database after busy_timeout. Like a lost race, it is worth a reload and retry.
-        (CONSTRAINT_PRIMARYKEY | CONSTRAINT_UNIQUE, _) | (_, 5 | 6) => Class::Conflict,
+        // held the database after busy_timeout.
+        (_, 5 | 6) => Class::Busy,
         // IOERR, FULL, CANTOPEN
         (_, 10 | 13 | 14) => Class::Unavailable,
         _ => Class::Other,
@@ -119,10 +128,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sqlite_busy_and_locked_are_conflicts() {
+    fn sqlite_busy_and_locked_are_busy_and_constraint_violations_conflicts() {
         // BUSY, BUSY_RECOVERY, BUSY_SNAPSHOT, BUSY_TIMEOUT, LOCKED, LOCKED_SHAREDCACHE
         for code in [5, 261, 517, 773, 6, 262] {
-            assert_eq!(sqlite_class(code), Class::Conflict, "{code}");
+            assert_eq!(sqlite_class(code), Class::Busy, "{code}");
         }
         // CONSTRAINT_PRIMARYKEY, CONSTRAINT_UNIQUE
         for code in [1555, 2067] {
@@ -137,10 +146,11 @@ mod tests {
     }
 
     #[test]
-    fn postgres_lock_timeouts_are_conflicts_and_statement_timeouts_unavailable() {
-        for sqlstate in ["23505", "40001", "40P01", "55P03"] {
+    fn postgres_lock_timeouts_are_busy_and_statement_timeouts_unavailable() {
+        for sqlstate in ["23505", "40001", "40P01"] {
             assert_eq!(postgres_class(sqlstate), Class::Conflict, "{sqlstate}");
         }
+        assert_eq!(postgres_class("55P03"), Class::Busy);
         for sqlstate in ["57014", "57P01", "08006", "53300", "3D000"] {
             assert_eq!(postgres_class(sqlstate), Class::Unavailable, "{sqlstate}");
         }

@@ -288,11 +288,11 @@ pub struct PoolOptions {
     /// `max_connections`.
     pub max_connections: u32,
     /// How long a call waits for a connection before failing with `Unavailable`, and SQLite for
-    /// its write lock before failing with `Conflict`.
+    /// its write lock before failing with `Busy`.
     pub acquire_timeout: Duration,
     /// PostgreSQL only: how long one statement may run before the server cancels it
     /// (`statement_timeout`, then `Unavailable`), and half of it how long a statement may wait
-    /// for a lock (`lock_timeout`, then `Conflict`: another writer holds the game). SQLite's lock
+    /// for a lock (`lock_timeout`, then `Busy`: another writer holds the game). SQLite's lock
     /// waits are bounded by `acquire_timeout` instead.
     pub statement_timeout: Duration,
 }

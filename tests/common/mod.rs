@@ -11,6 +11,7 @@ use golf_server::store::{self, EventStore, PoolOptions};
 use serde_json::{Value, json};
 use sqlx::Connection;
 use sqlx::postgres::PgConnection;
+use sqlx::sqlite::SqliteConnection;
 use uuid::Uuid;
 
 /// The backends every persistence test runs against.
@@ -71,6 +72,7 @@ pub async fn admin_connection() -> PgConnection {
 /// A fresh, empty database, dropped with the value (also when a test panics, or the store's
 /// migrations fail); SQLite files live in a temporary directory kept alive by the value.
 pub struct TestDatabase {
+    pub backend: Backend,
     pub url: String,
     pub name: Option<String>,
     _dir: Option<tempfile::TempDir>,
@@ -87,6 +89,7 @@ impl TestDatabase {
                     .await
                     .expect("create a test database");
                 TestDatabase {
+                    backend,
                     url: with_database(&postgres_server_url(), &name),
                     name: Some(name),
                     _dir: None,
@@ -96,10 +99,39 @@ impl TestDatabase {
                 let dir = tempfile::tempdir().expect("temporary directory");
                 let url = format!("sqlite://{}", dir.path().join("golf.db").display());
                 TestDatabase {
+                    backend,
                     url,
                     name: None,
                     _dir: Some(dir),
                 }
+            }
+        }
+    }
+
+    /// Opens a transaction of its own that holds `game_id` against every writer until it is
+    /// released: on PostgreSQL the game row `FOR UPDATE`, on SQLite the database's write lock.
+    pub async fn hold(&self, game_id: Uuid) -> Holder {
+        match self.backend {
+            Backend::Postgres => {
+                let mut conn = PgConnection::connect(&self.url).await.expect("connect");
+                sqlx::raw_sql("BEGIN")
+                    .execute(&mut conn)
+                    .await
+                    .expect("begin");
+                sqlx::query("SELECT version FROM games WHERE id = $1 FOR UPDATE")
+                    .bind(game_id)
+                    .execute(&mut conn)
+                    .await
+                    .expect("lock the game row");
+                Holder::Postgres(conn)
+            }
+            Backend::Sqlite => {
+                let mut conn = SqliteConnection::connect(&self.url).await.expect("connect");
+                sqlx::raw_sql("BEGIN IMMEDIATE")
+                    .execute(&mut conn)
+                    .await
+                    .expect("take the write lock");
+                Holder::Sqlite(conn)
             }
         }
     }
@@ -144,6 +176,26 @@ impl Drop for TestDatabase {
             });
             let _ = cleanup.join();
         }
+    }
+}
+
+/// A transaction that holds a game against every writer (see [`TestDatabase::hold`]).
+pub enum Holder {
+    Postgres(PgConnection),
+    Sqlite(SqliteConnection),
+}
+
+impl Holder {
+    pub async fn release(self) {
+        match self {
+            Holder::Postgres(mut conn) => {
+                sqlx::raw_sql("ROLLBACK").execute(&mut conn).await.map(drop)
+            }
+            Holder::Sqlite(mut conn) => {
+                sqlx::raw_sql("ROLLBACK").execute(&mut conn).await.map(drop)
+            }
+        }
+        .expect("release");
     }
 }
 
