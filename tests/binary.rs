@@ -2,7 +2,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStdout, Command, Stdio};
 use std::time::Duration;
 
 const SEAT_SECRET: &str = "seat-secret-5f1d2c";
@@ -19,39 +19,47 @@ fn golf_server() -> Command {
 /// A running `golf-server serve`; killed when dropped, so a failing test leaves no server behind.
 struct Server {
     child: Child,
+    stdout: BufReader<ChildStdout>,
     output: String,
 }
 
 impl Server {
     fn spawn(mut command: Command) -> Server {
+        let mut child = command
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the binary starts");
+        let stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
         Server {
-            child: command
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("the binary starts"),
+            child,
+            stdout,
             output: String::new(),
+        }
+    }
+
+    /// Reads the output up to the first line that contains `text`, and returns that line.
+    fn wait_for_line(&mut self, text: &str) -> String {
+        let mut line = String::new();
+        loop {
+            line.clear();
+            let read = self.stdout.read_line(&mut line).unwrap_or(0);
+            assert!(read > 0, "the server exited before it printed {text:?}");
+            self.output.push_str(&line);
+            if line.contains(text) {
+                return line;
+            }
         }
     }
 
     /// Reads the output until the line that names the address the server listens on.
     fn address(&mut self) -> String {
-        let stdout = self.child.stdout.as_mut().expect("piped stdout");
-        let mut reader = BufReader::new(stdout);
-        let mut line = String::new();
-        loop {
-            line.clear();
-            let read = reader.read_line(&mut line).unwrap_or(0);
-            assert!(read > 0, "the server exited before it listened");
-            self.output.push_str(&line);
-            if let Some(rest) = line.split("listening on http://").nth(1) {
-                return rest
-                    .split_whitespace()
-                    .next()
-                    .unwrap_or_default()
-                    .to_owned();
-            }
-        }
+        let line = self.wait_for_line("listening on http://");
+        line.split("listening on http://")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .unwrap_or_default()
+            .to_owned()
     }
 
     /// Sends a signal (`"TERM"`, `"INT"`, ...) to the server.
@@ -72,24 +80,13 @@ impl Server {
     /// Waits for the server to exit; returns whether it exited cleanly, with everything it printed.
     fn wait_for_exit(&mut self) -> (bool, String) {
         let status = self.child.wait().expect("the server exits");
-        for stream in [
-            self.child
-                .stdout
-                .take()
-                .map(|s| Box::new(s) as Box<dyn Read>),
-            self.child
-                .stderr
-                .take()
-                .map(|s| Box::new(s) as Box<dyn Read>),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            let mut rest = String::new();
-            BufReader::new(stream)
-                .read_to_string(&mut rest)
-                .expect("read output");
-            self.output.push_str(&rest);
+        self.stdout
+            .read_to_string(&mut self.output)
+            .expect("read stdout");
+        if let Some(mut stderr) = self.child.stderr.take() {
+            stderr
+                .read_to_string(&mut self.output)
+                .expect("read stderr");
         }
         (status.success(), self.output.clone())
     }
@@ -158,6 +155,28 @@ async fn serves_on_embedded_sqlite_with_no_setup_and_logs_no_secret() {
     );
 }
 
+/// Reads one HTTP/1.1 response (head and a `Content-Length` body) from `connection`.
+fn read_response(connection: &mut TcpStream) -> String {
+    let mut bytes = Vec::new();
+    let mut byte = [0u8; 1];
+    while !bytes.ends_with(b"\r\n\r\n") {
+        connection.read_exact(&mut byte).expect("a response head");
+        bytes.push(byte[0]);
+    }
+    let head = String::from_utf8(bytes).expect("an ASCII head");
+    let length = head
+        .lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("content-length")
+                .then(|| value.trim().parse::<usize>().ok())?
+        })
+        .unwrap_or(0);
+    let mut body = vec![0u8; length];
+    connection.read_exact(&mut body).expect("the response body");
+    head + &String::from_utf8_lossy(&body)
+}
+
 #[test]
 fn sigterm_and_sigint_let_an_in_flight_request_finish() {
     for signal in ["TERM", "INT"] {
@@ -169,29 +188,25 @@ fn sigterm_and_sigint_let_an_in_flight_request_finish() {
         let mut server = Server::spawn(command);
         let address = server.address();
 
-        // A request whose body is still on its way when the signal arrives.
-        let body = br#"{"seats": 2, "holes": 1}"#;
-        let (first, rest) = body.split_at(8);
         let mut connection = TcpStream::connect(&address).unwrap();
         connection
             .set_read_timeout(Some(Duration::from_secs(20)))
             .unwrap();
+        // A request whose body is still on its way when the signal arrives: the server has read
+        // its head once it asks for the body (100 Continue).
+        let body = br#"{"seats": 2, "holes": 1}"#;
         write!(
             connection,
             "POST /v1/games HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
-             Content-Length: {}\r\nConnection: close\r\n\r\n",
+             Content-Length: {}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n",
             body.len()
         )
         .unwrap();
-        connection.write_all(first).unwrap();
-        connection.flush().unwrap();
-        std::thread::sleep(Duration::from_millis(300));
-
+        assert!(read_response(&mut connection).starts_with("HTTP/1.1 100"));
         server.signal(signal);
-        std::thread::sleep(Duration::from_millis(300));
-        connection.write_all(rest).unwrap();
-        let mut response = String::new();
-        connection.read_to_string(&mut response).unwrap();
+        server.wait_for_line("received: finishing requests in flight");
+        connection.write_all(body).unwrap();
+        let response = read_response(&mut connection);
         assert!(
             response.starts_with("HTTP/1.1 201"),
             "the request in flight when SIG{signal} came is answered:\n{response}"

@@ -139,12 +139,14 @@ impl TestDatabase {
     /// Drops a PostgreSQL test database, closing the server's connections to it.
     pub async fn drop_postgres(&self) {
         if let Some(name) = &self.name {
-            drop_database(name.clone()).await;
+            drop_database(name)
+                .await
+                .unwrap_or_else(|error| panic!("{error}"));
         }
     }
 }
 
-async fn drop_database(name: String) {
+async fn drop_database(name: &str) -> Result<(), String> {
     let dropping = async {
         let mut admin = PgConnection::connect(&postgres_server_url()).await?;
         let statement = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
@@ -153,28 +155,35 @@ async fn drop_database(name: String) {
             .await
             .map(drop)
     };
-    // Cleanup only: a database left behind is harmless, and a panic here would hide the test's
-    // own, so a failure is reported and not raised.
     match tokio::time::timeout(SERVER_TIMEOUT, dropping).await {
-        Ok(Ok(())) => {}
-        Ok(Err(error)) => eprintln!("the test database {name} was not dropped: {error}"),
-        Err(_) => eprintln!("the test database {name} was not dropped within {SERVER_TIMEOUT:?}"),
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(error)) => Err(format!("the test database {name} was not dropped: {error}")),
+        Err(_) => Err(format!(
+            "the test database {name} was not dropped within {SERVER_TIMEOUT:?}"
+        )),
     }
 }
 
 impl Drop for TestDatabase {
     fn drop(&mut self) {
-        if let Some(name) = self.name.take() {
-            // Drop runs inside the test's runtime, which cannot block: clean up on a thread.
-            let cleanup = std::thread::spawn(move || {
-                if let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                {
-                    runtime.block_on(drop_database(name));
-                }
-            });
-            let _ = cleanup.join();
+        let Some(name) = self.name.take() else {
+            return;
+        };
+        // Drop runs inside the test's runtime, which cannot block: clean up on a thread.
+        let dropped = std::thread::spawn(move || {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|error| error.to_string())
+                .and_then(|runtime| runtime.block_on(drop_database(&name)))
+        })
+        .join()
+        .unwrap_or_else(|_| Err("the cleanup thread panicked".to_owned()));
+        match dropped {
+            Ok(()) => {}
+            // A test that already fails keeps its own panic; a database left behind is said.
+            Err(error) if std::thread::panicking() => eprintln!("{error}"),
+            Err(error) => panic!("{error}"),
         }
     }
 }
