@@ -2175,6 +2175,11 @@ async fn replays_show_the_view_as_it_was(backend: Backend) {
             seat.seat
         );
     }
+    // Before seat 1 joined (seq 2) it is still seat 1's view: you, and nothing it may do yet.
+    let early = replay(2, Some(seats[1].token.clone())).await;
+    assert_eq!(early["you"], seats[1].seat);
+    assert_eq!(early["legal_moves"], json!([]));
+    assert_eq!(early["players"].as_array().unwrap().len(), 1);
     // After seat 0's reveal (seq 5), seat 0 waits while seat 1 may still reveal.
     let first = replay(5, Some(seats[0].token.clone())).await;
     assert_eq!(first["version"], 5);

@@ -12,7 +12,7 @@ use super::bots::BotKind;
 use super::cards::Card;
 use super::game::{
     Event, HoleResult, Move, MoveList, Rules, Seat, Source, Stage, State, Status, Timestamp,
-    legal_move_list,
+    legal_move_list, legal_moves,
 };
 
 /// Who is looking.
@@ -136,9 +136,10 @@ pub fn view(state: &State, viewer: Viewer) -> View {
         source: d.source,
         card: (d.source == Source::Discard || is_seat(viewer, d.seat)).then_some(d.card),
     });
+    // A seat's replay of an entry from before it joined is still its view: it may not move yet.
     let you = match viewer {
-        Viewer::Seat(seat) if usize::from(seat) < state.players.len() => Some(seat),
-        _ => None,
+        Viewer::Seat(seat) => Some(seat),
+        Viewer::Spectator => None,
     };
     View {
         id: state.game_id.unwrap_or_default(),
@@ -162,7 +163,7 @@ pub fn view(state: &State, viewer: Viewer) -> View {
         turn_started_at: state.turn_started_at,
         winners: state.winners.clone(),
         you,
-        legal_moves: you.map(|seat| legal_move_list(state, seat).to_vec()),
+        legal_moves: you.map(|seat| legal_moves(state, seat)),
     }
 }
 
