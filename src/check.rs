@@ -34,10 +34,11 @@ pub struct GameProblem {
 }
 
 /// The engine event and time of a stored entry; fails naming the entry when it is not an event
-/// of the log format.
+/// of the log format. The failure names the entry and not what it holds: serde's message would
+/// quote the value it could not read, which may be a card.
 pub fn entry_event(entry: &Entry) -> Result<(Event, Timestamp), String> {
     let event = serde_json::from_value(json!({"type": entry.kind, "data": entry.data}))
-        .map_err(|error| format!("entry {} is not a log event: {error}", entry.seq))?;
+        .map_err(|_| format!("entry {} ({}) is not a log event", entry.seq, entry.kind))?;
     let at = Timestamp::parse(&entry.at)
         .map_err(|error| format!("entry {} has a bad time: {error}", entry.seq))?;
     Ok((event, at))
