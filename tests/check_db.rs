@@ -191,7 +191,7 @@ async fn an_entry_past_the_version_is_reported(backend: Backend) {
 
 async fn a_log_that_breaks_the_rules_is_reported_not_replayed(backend: Backend) {
     // Events the engine would apply blindly (a dealer and a seat out of range overflow its
-    // arithmetic) are refused before the replay: check-db reports them and does not panic.
+    // arithmetic) are refused before they are applied: check-db reports them and does not panic.
     let app = spawn_app(backend).await;
     let (bots_game, running) = populate(&app).await;
     tamper(
@@ -222,8 +222,16 @@ async fn a_log_that_breaks_the_rules_is_reported_not_replayed(backend: Backend) 
     )
     .await;
     let (_, problems) = check(&app).await;
-    assert_problem(&problems, &bots_game, "breaks the rules: dealer 255");
-    assert_problem(&problems, &running, "breaks the rules: seat 255 may not");
+    assert_problem(
+        &problems,
+        &bots_game,
+        "(hole_dealt) is not what the rules decide: dealer differs",
+    );
+    assert_problem(
+        &problems,
+        &running,
+        "(card_swapped) is refused by the rules: no_such_seat",
+    );
     // The hash chain notices the edits too; nothing else is wrong.
     assert_eq!(problems.len(), 4, "{problems:?}");
 }
