@@ -545,14 +545,16 @@ impl GameService {
                 "This game has no entry with that seq.",
             ));
         }
-        let state = self.state_at(id, seq).await?;
+        let state = self.state_at(&record, seq).await?;
         Ok(engine::view(&state, caller.viewer()))
     }
 
-    /// Rebuilds the state after entry `seq` by replaying the log through the engine.
-    pub async fn state_at(&self, id: Uuid, seq: i64) -> Result<State, ServiceError> {
-        let entries = store::load_log(self.store.as_ref(), id, seq).await?;
-        Ok(check::rebuild(&entries).map_err(StoreError::Corrupt)?)
+    /// Rebuilds the state of `record`'s game after entry `seq` by replaying its log through the
+    /// engine, every command re-decided with the game's secrets.
+    pub async fn state_at(&self, record: &GameRecord, seq: i64) -> Result<State, ServiceError> {
+        let entries = store::load_log(self.store.as_ref(), record.id, seq).await?;
+        let secrets = check::secrets_of(record)?;
+        Ok(check::rebuild_prefix(&entries, &secrets).map_err(StoreError::Corrupt)?)
     }
 
     fn count(&self, events: &[Event]) {
@@ -735,20 +737,6 @@ fn parse_decks(decks: &[Vec<String>]) -> Result<Vec<[Card; 52]>, RuleError> {
         .collect()
 }
 
-fn secrets_of(record: &GameRecord) -> Result<Secrets, ServiceError> {
-    let decks = match &record.decks {
-        None => Vec::new(),
-        Some(json) => serde_json::from_value::<Vec<Vec<String>>>(json.clone())
-            .ok()
-            .and_then(|codes| parse_decks(&codes).ok())
-            .ok_or_else(|| StoreError::Corrupt(format!("decks of game {}", record.id)))?,
-    };
-    Ok(Secrets {
-        server_seed: record.server_seed,
-        decks,
-    })
-}
-
 fn decide_and_apply(
     state: &mut State,
     command: &Command,
@@ -769,7 +757,7 @@ fn advance(
     command: &Command,
     at: Timestamp,
 ) -> Result<Vec<Event>, ServiceError> {
-    let secrets = secrets_of(record)?;
+    let secrets = check::secrets_of(record)?;
     let mut events = decide_and_apply(state, command, &secrets, at)?;
     run_bots(state, &secrets, at, &mut events)
         // A bot only plays legal moves: a refusal is our bug, not the caller's mistake.

@@ -6,6 +6,7 @@ mod common;
 use std::sync::Arc;
 
 use common::{Backend, Seat, TestApp, open_store, pick_move, spawn_app, stacked_deck};
+use golf_server::check;
 use golf_server::engine::{Card, Source, State, Status};
 use golf_server::store::EventStore;
 use reqwest::Method;
@@ -71,7 +72,9 @@ impl Probe<'_> {
             .rev()
             .find(|entry| entry.kind == "hole_dealt")
             .map_or(0, |entry| entry.seq);
-        (golf_server::check::rebuild(&entries).unwrap(), hole_start)
+        let record = self.store.load_game(id).await.unwrap().unwrap();
+        let secrets = check::secrets_of(&record).unwrap();
+        (check::rebuild(&entries, &secrets).unwrap(), hole_start)
     }
 
     /// Every response a viewer can get about the game now.

@@ -191,7 +191,7 @@ async fn an_entry_past_the_version_is_reported(backend: Backend) {
 
 async fn a_log_that_breaks_the_rules_is_reported_not_replayed(backend: Backend) {
     // Events the engine would apply blindly (a dealer and a seat out of range overflow its
-    // arithmetic) are refused before the replay: check-db reports them and does not panic.
+    // arithmetic) are refused before they are applied: check-db reports them and does not panic.
     let app = spawn_app(backend).await;
     let (bots_game, running) = populate(&app).await;
     tamper(
@@ -222,10 +222,47 @@ async fn a_log_that_breaks_the_rules_is_reported_not_replayed(backend: Backend) 
     )
     .await;
     let (_, problems) = check(&app).await;
-    assert_problem(&problems, &bots_game, "breaks the rules: dealer 255");
-    assert_problem(&problems, &running, "breaks the rules: seat 255 may not");
+    assert_problem(
+        &problems,
+        &bots_game,
+        "(hole_dealt) is not what the rules decide: dealer differs",
+    );
+    assert_problem(
+        &problems,
+        &running,
+        "(card_swapped) is refused by the rules: no_such_seat",
+    );
     // The hash chain notices the edits too; nothing else is wrong.
     assert_eq!(problems.len(), 4, "{problems:?}");
+}
+
+async fn a_deal_the_seed_does_not_give_is_reported(backend: Backend) {
+    // The last two cards of hole 1's stock swapped: the same 52 cards, and none of the two
+    // drawn yet, so the log still follows the rules; only dealing again from the server seed
+    // tells. The replay reports it apart from the hash chain, and without naming a card.
+    let app = spawn_app(backend).await;
+    let (_, running) = populate(&app).await;
+    tamper(
+        &app,
+        backend,
+        "UPDATE events SET data = jsonb_set(jsonb_set(data, '{deck,50}', data->'deck'->51), \
+         '{deck,51}', data->'deck'->50) \
+         WHERE game_id = $1 AND type = 'hole_dealt' AND data->>'hole' = '1'",
+        "UPDATE events SET data = json_set(data, '$.deck[50]', json_extract(data, '$.deck[51]'), \
+         '$.deck[51]', json_extract(data, '$.deck[50]')) \
+         WHERE game_id = ?1 AND type = 'hole_dealt' AND json_extract(data, '$.hole') = 1",
+        &running,
+    )
+    .await;
+    let (_, problems) = check(&app).await;
+    let problem = |text: &str| (running.clone(), text.to_owned());
+    assert_eq!(
+        problems,
+        vec![
+            problem("hash chain: entry 4 has a wrong hash"),
+            problem("entry 4 (hole_dealt) is not what the rules decide: deck differs"),
+        ]
+    );
 }
 
 async fn check_db_command_exits_1_on_a_mismatch(backend: Backend) {
@@ -270,5 +307,6 @@ on_both_backends!(
     undecodable_games_are_reported_and_the_pass_goes_on,
     an_entry_past_the_version_is_reported,
     a_log_that_breaks_the_rules_is_reported_not_replayed,
+    a_deal_the_seed_does_not_give_is_reported,
     check_db_command_exits_1_on_a_mismatch,
 );

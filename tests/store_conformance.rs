@@ -962,7 +962,8 @@ async fn rebuild_equals_projection_after_random_games(db: Arc<TestDb>) {
             verify_chain(&record.server_seed, &entries),
             Ok(record.head_hash)
         );
-        let rebuilt = check::rebuild(&entries).expect("the log replays");
+        let secrets = check::secrets_of(&record).expect("the secrets");
+        let rebuilt = check::rebuild(&entries, &secrets).expect("the log replays");
         let stored: State = serde_json::from_value(record.projection).expect("a projection");
         assert_eq!(rebuilt, stored, "game {number}");
         assert_eq!(rebuilt, played, "game {number}");
