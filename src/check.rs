@@ -43,6 +43,17 @@ pub fn entry_event(entry: &Entry) -> Result<(Event, Timestamp), String> {
     Ok((event, at))
 }
 
+/// The state a stored projection holds. A failure names the game and the kind of fault, never
+/// serde's message, which may quote a stored card.
+pub fn projection_state(game_id: Uuid, projection: Value) -> Result<State, StoreError> {
+    serde_json::from_value(projection).map_err(|error| {
+        StoreError::Corrupt(format!(
+            "the projection of game {game_id} does not decode ({:?})",
+            error.classify()
+        ))
+    })
+}
+
 /// The secrets of a stored game: its server seed and its explicit decks, if stacked.
 pub fn secrets_of(record: &GameRecord) -> Result<Secrets, StoreError> {
     let decks = match &record.decks {
@@ -299,10 +310,10 @@ async fn check_game(
         Err(error) => problem(format!("hash chain: {error}")),
     }
     match rebuild(&entries, &secrets) {
-        Ok(rebuilt) => match serde_json::from_value::<State>(record.projection.clone()) {
+        Ok(rebuilt) => match projection_state(id, record.projection.clone()) {
             Ok(stored) if stored == rebuilt => {}
             Ok(_) => problem("the projection differs from the replayed log".to_owned()),
-            Err(error) => problem(format!("the projection does not parse: {error}")),
+            Err(error) => problem(error.to_string()),
         },
         Err(error) => problem(error),
     }

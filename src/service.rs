@@ -274,8 +274,7 @@ impl GameService {
             .load_game(id)
             .await?
             .ok_or(ServiceError::NotFound("There is no such game."))?;
-        let state: State = serde_json::from_value(std::mem::take(&mut record.projection))
-            .map_err(|e| StoreError::Corrupt(format!("projection of game {id}: {e}")))?;
+        let state = check::projection_state(id, std::mem::take(&mut record.projection))?;
         Ok((record, state))
     }
 
@@ -490,9 +489,8 @@ impl GameService {
         let views = games
             .into_iter()
             .map(|game| {
-                serde_json::from_value::<State>(game.projection)
+                check::projection_state(game.id, game.projection)
                     .map(|state| engine::view(&state, Viewer::Spectator))
-                    .map_err(|e| StoreError::Corrupt(format!("projection of {}: {e}", game.id)))
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(LobbyPage {
@@ -761,7 +759,10 @@ fn advance(
     let mut events = decide_and_apply(state, command, &secrets, at)?;
     run_bots(state, &secrets, at, &mut events)
         // A bot only plays legal moves: a refusal is our bug, not the caller's mistake.
-        .map_err(|error| ServiceError::Internal(format!("a bot's move was refused: {error}")))?;
+        // Its code only: the sentence may name the card the bot holds.
+        .map_err(|error| {
+            ServiceError::Internal(format!("a bot's move was refused: {}", error.code()))
+        })?;
     Ok(events)
 }
 

@@ -384,22 +384,6 @@ impl TestApp {
             }
         }
     }
-
-    /// The complete state of a game, rebuilt from its stored log with the engine: what the
-    /// server knows, for checking what it must not tell.
-    pub async fn full_state(&self, id: &str) -> golf_server::engine::State {
-        let store = open_store(&self.database.url).await;
-        let id: Uuid = id.parse().unwrap();
-        let entries = store.load_events(id, 0, 100_000).await.unwrap();
-        let mut state = golf_server::engine::State::default();
-        for entry in entries {
-            let event = serde_json::from_value(json!({"type": entry.kind, "data": entry.data}))
-                .expect("a stored event");
-            let at = golf_server::engine::Timestamp::parse(&entry.at).unwrap();
-            golf_server::engine::apply(&mut state, &event, at);
-        }
-        state
-    }
 }
 
 /// Scores a grid of six codes as RULES.md says, independently of the engine.
