@@ -122,9 +122,12 @@ pub struct RulesInput {
     /// Default `never`.
     #[serde(default)]
     pub flip_after_discard: Option<FlipRule>,
-    /// Default 50 × seats; at least the number of seats. Read as any integer so that a value out
-    /// of range is a rule violation (422), not a malformed request.
+    /// Default 50 × seats; from the number of seats to 200 × seats (bot turns are played within
+    /// the request that hands them the turn, so every hole must end in a bounded number).
+    // Read as any integer so that a value out of range is a rule violation (422), not a
+    // malformed request.
     #[serde(default)]
+    #[schema(minimum = 2, maximum = 800)]
     pub max_turns_per_hole: Option<i64>,
 }
 
