@@ -120,6 +120,7 @@ conformance!(
     stale_expected_version_conflicts,
     move_idempotency_found_then_expires,
     create_idempotency_and_key_conflicts,
+    a_purge_deletes_a_backlog_of_many_batches,
     lobby_lists_public_waiting_games_newest_first,
     cancel_only_while_waiting,
     game_ids_page_through_every_game,
@@ -635,6 +636,42 @@ async fn create_idempotency_and_key_conflicts(db: Arc<TestDb>) {
         1,
         "race"
     );
+}
+
+async fn a_purge_deletes_a_backlog_of_many_batches(db: Arc<TestDb>) {
+    // A backlog of expired records, larger than one batch of the purge, goes in one call; the
+    // records still honored stay.
+    let backlog = match db.backend {
+        Backend::Postgres => {
+            "INSERT INTO create_idempotency (key, fingerprint, status, body, created_at) \
+             SELECT 'old-' || i, 'fp', 201, '{}', now() - interval '25 hours' \
+             FROM generate_series(1, 2500) AS i"
+        }
+        Backend::Sqlite => {
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2500) \
+             INSERT INTO create_idempotency (key, fingerprint, status, body, created_at) \
+             SELECT 'old-' || i, 'fp', 201, '{}', unixepoch() - 90000 FROM n"
+        }
+    };
+    db.execute(backlog).await;
+    let store = db.store.as_ref();
+    let game = new_game("2026-05-01T12:00:00Z");
+    store
+        .create_game(
+            game.clone(),
+            created(&game),
+            Some(create_idem("fresh", "fp")),
+        )
+        .await
+        .expect("create");
+
+    assert_eq!(
+        store.purge_expired_idempotency().await.expect("purge"),
+        2500
+    );
+    assert_eq!(store.purge_expired_idempotency().await.expect("purge"), 0);
+    let fresh = store.find_create_response("fresh").await.expect("find");
+    assert!(fresh.is_some(), "a record still honored is kept");
 }
 
 async fn lobby_lists_public_waiting_games_newest_first(db: Arc<TestDb>) {

@@ -42,6 +42,9 @@ pub use error::StoreError;
 /// the parameters of one statement.
 const EVENTS_PER_INSERT: usize = 1000;
 
+/// Expired idempotency records deleted by one statement of the purge.
+const PURGE_BATCH: i64 = 1000;
+
 /// How long a stored idempotent response is honored; older records are ignored and may be replaced.
 pub const IDEMPOTENCY_TTL: Duration = Duration::from_secs(24 * 60 * 60);
 

@@ -52,15 +52,6 @@ impl PgStore {
     async fn begin_write(&self) -> Result<sqlx::Transaction<'static, Postgres>, StoreError> {
         Ok(self.pool.begin().await?)
     }
-
-    /// Starts a write transaction that `statement_timeout` does not cut short.
-    async fn begin_purge(&self) -> Result<sqlx::Transaction<'static, Postgres>, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        sqlx::raw_sql("SET LOCAL statement_timeout = 0")
-            .execute(&mut *tx)
-            .await?;
-        Ok(tx)
-    }
 }
 
 super::shared::event_store! {

@@ -7,8 +7,7 @@
 
 /// Implements `EventStore` for `$store`, a struct of the invoking module with a
 /// `pool: sqlx::Pool<$db>` field and a method
-/// `async fn begin_write(&self) -> Result<sqlx::Transaction<'static, $db>, StoreError>`, and one
-/// `begin_purge` of the same signature for the idempotency purge, a write with no time limit.
+/// `async fn begin_write(&self) -> Result<sqlx::Transaction<'static, $db>, StoreError>`.
 ///
 /// The fragments of SQL, each a string literal:
 /// - `lock_row`: ends the `SELECT` that reads the game row in an append, so that the row stays
@@ -49,7 +48,7 @@ macro_rules! event_store {
 
             use $crate::store::rows::{self, EntryRow, GameRow, HeadRow, LobbyRow, ResponseRow};
             use $crate::store::{
-                CreateIdempotency, EVENTS_PER_INSERT, Entry, EventStore, GameRecord, GameUpdate,
+                CreateIdempotency, EVENTS_PER_INSERT, Entry, EventStore, GameRecord, GameUpdate, PURGE_BATCH,
                 LobbyCursor, LobbyGame, MoveIdempotency, NewEvent, NewGame, NewSeat, StoreError,
                 StoredResponse, chain, entry_bytes, normalize_created_at, seal,
             };
@@ -305,25 +304,41 @@ macro_rules! event_store {
                 }
 
                 async fn purge_expired_idempotency(&self) -> Result<u64, StoreError> {
-                    // After a long stop the backlog may take longer than a request's statement
-                    // may, and a purge cut short would fail the same way every time after.
-                    let mut tx = self.begin_purge().await?;
-                    let moves = sqlx::query(concat!(
-                        "DELETE FROM move_idempotency WHERE created_at <= ",
-                        $expired
-                    ))
-                    .bind($ttl)
-                    .execute(&mut *tx)
-                    .await?;
-                    let creations = sqlx::query(concat!(
-                        "DELETE FROM create_idempotency WHERE created_at <= ",
-                        $expired
-                    ))
-                    .bind($ttl)
-                    .execute(&mut *tx)
-                    .await?;
-                    tx.commit().await?;
-                    Ok(moves.rows_affected() + creations.rows_affected())
+                    // Small batches, each its own statement: a backlog after a long stop never
+                    // makes one statement outlast statement_timeout, nor holds many row locks
+                    // (or SQLite's write lock) at once; a purge cut short has still kept what it
+                    // deleted.
+                    let batches = [
+                        concat!(
+                            "DELETE FROM move_idempotency WHERE (game_id, seat, key) IN \
+                             (SELECT game_id, seat, key FROM move_idempotency \
+                              WHERE created_at <= ",
+                            $expired,
+                            " LIMIT $2)"
+                        ),
+                        concat!(
+                            "DELETE FROM create_idempotency WHERE key IN \
+                             (SELECT key FROM create_idempotency WHERE created_at <= ",
+                            $expired,
+                            " LIMIT $2)"
+                        ),
+                    ];
+                    let mut purged = 0;
+                    for batch in batches {
+                        loop {
+                            let deleted = sqlx::query(batch)
+                                .bind($ttl)
+                                .bind(PURGE_BATCH)
+                                .execute(&self.pool)
+                                .await?
+                                .rows_affected();
+                            purged += deleted;
+                            if deleted < PURGE_BATCH as u64 {
+                                break;
+                            }
+                        }
+                    }
+                    Ok(purged)
                 }
 
                 async fn load_events(

@@ -40,11 +40,6 @@ impl SqliteStore {
     async fn begin_write(&self) -> Result<sqlx::Transaction<'static, Sqlite>, StoreError> {
         Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
     }
-
-    /// Starts the purge's write transaction: SQLite has no statement time limit to lift.
-    async fn begin_purge(&self) -> Result<sqlx::Transaction<'static, Sqlite>, StoreError> {
-        self.begin_write().await
-    }
 }
 
 super::shared::event_store! {
