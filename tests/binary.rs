@@ -2,8 +2,9 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, ChildStdout, Command, Stdio};
-use std::time::Duration;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
 
 const SEAT_SECRET: &str = "seat-secret-5f1d2c";
 const QUERY_SECRET: &str = "query-secret-8a7b6c";
@@ -19,9 +20,13 @@ fn golf_server() -> Command {
 /// A running `golf-server serve`; killed when dropped, so a failing test leaves no server behind.
 struct Server {
     child: Child,
-    stdout: BufReader<ChildStdout>,
+    /// The lines of its standard output, read on a thread of their own.
+    lines: Receiver<String>,
     output: String,
 }
+
+/// How long a test waits for a line of the server's output.
+const OUTPUT_TIMEOUT: Duration = Duration::from_secs(30);
 
 impl Server {
     fn spawn(mut command: Command) -> Server {
@@ -31,23 +36,46 @@ impl Server {
             .spawn()
             .expect("the binary starts");
         let stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
+        let (sender, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines().map_while(Result::ok) {
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
         Server {
             child,
-            stdout,
+            lines,
             output: String::new(),
         }
     }
 
     /// Reads the output up to the first line that contains `text`, and returns that line.
     fn wait_for_line(&mut self, text: &str) -> String {
-        let mut line = String::new();
+        let deadline = Instant::now() + OUTPUT_TIMEOUT;
         loop {
-            line.clear();
-            let read = self.stdout.read_line(&mut line).unwrap_or(0);
-            assert!(read > 0, "the server exited before it printed {text:?}");
-            self.output.push_str(&line);
-            if line.contains(text) {
-                return line;
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    self.output.push_str(&line);
+                    self.output.push('\n');
+                    if line.contains(text) {
+                        return line;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!(
+                        "no line with {text:?} within {OUTPUT_TIMEOUT:?}:\n{}",
+                        self.output
+                    )
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    panic!(
+                        "the server exited before it printed {text:?}:\n{}",
+                        self.output
+                    )
+                }
             }
         }
     }
@@ -80,9 +108,10 @@ impl Server {
     /// Waits for the server to exit; returns whether it exited cleanly, with everything it printed.
     fn wait_for_exit(&mut self) -> (bool, String) {
         let status = self.child.wait().expect("the server exits");
-        self.stdout
-            .read_to_string(&mut self.output)
-            .expect("read stdout");
+        for line in self.lines.iter() {
+            self.output.push_str(&line);
+            self.output.push('\n');
+        }
         if let Some(mut stderr) = self.child.stderr.take() {
             stderr
                 .read_to_string(&mut self.output)
@@ -205,6 +234,15 @@ fn sigterm_and_sigint_let_an_in_flight_request_finish() {
         assert!(read_response(&mut connection).starts_with("HTTP/1.1 100"));
         server.signal(signal);
         server.wait_for_line("received: finishing requests in flight");
+        // The stop has begun once the server takes no new connection.
+        let deadline = Instant::now() + OUTPUT_TIMEOUT;
+        while TcpStream::connect(&address).is_ok() {
+            assert!(
+                Instant::now() < deadline,
+                "the server still takes connections"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
         connection.write_all(body).unwrap();
         let response = read_response(&mut connection);
         assert!(

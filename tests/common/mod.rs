@@ -52,6 +52,10 @@ pub fn with_database(server_url: &str, database: &str) -> String {
 /// How long a test waits for the PostgreSQL server before it fails.
 const SERVER_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// How long dropping a test database may take: `WITH (FORCE)` first ends the sessions still on
+/// it, which may take a while on a busy machine.
+const DROP_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// A connection to the PostgreSQL server of the tests. When none answers, fails saying how to
 /// start one: the tests never skip it.
 pub async fn admin_connection() -> PgConnection {
@@ -155,11 +159,11 @@ async fn drop_database(name: &str) -> Result<(), String> {
             .await
             .map(drop)
     };
-    match tokio::time::timeout(SERVER_TIMEOUT, dropping).await {
+    match tokio::time::timeout(DROP_TIMEOUT, dropping).await {
         Ok(Ok(())) => Ok(()),
         Ok(Err(error)) => Err(format!("the test database {name} was not dropped: {error}")),
         Err(_) => Err(format!(
-            "the test database {name} was not dropped within {SERVER_TIMEOUT:?}"
+            "the test database {name} was not dropped within {DROP_TIMEOUT:?}"
         )),
     }
 }
