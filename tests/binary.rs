@@ -121,6 +121,17 @@ impl Server {
     }
 }
 
+/// `golf-server` as a newcomer starts it, in a fresh directory (kept with the value), on a free
+/// port.
+fn serve_in_an_empty_directory() -> (tempfile::TempDir, Server) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut command = golf_server();
+    command
+        .current_dir(dir.path())
+        .env("GOLF_BIND", "127.0.0.1:0");
+    (dir, Server::spawn(command))
+}
+
 impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -130,12 +141,7 @@ impl Drop for Server {
 
 #[tokio::test]
 async fn serves_on_embedded_sqlite_with_no_setup_and_logs_no_secret() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut command = golf_server();
-    command
-        .current_dir(dir.path())
-        .env("GOLF_BIND", "127.0.0.1:0");
-    let mut server = Server::spawn(command);
+    let (dir, mut server) = serve_in_an_empty_directory();
     let address = server.address();
 
     let client = reqwest::Client::builder()
@@ -209,12 +215,7 @@ fn read_response(connection: &mut TcpStream) -> String {
 #[test]
 fn sigterm_and_sigint_let_an_in_flight_request_finish() {
     for signal in ["TERM", "INT"] {
-        let dir = tempfile::tempdir().unwrap();
-        let mut command = golf_server();
-        command
-            .current_dir(dir.path())
-            .env("GOLF_BIND", "127.0.0.1:0");
-        let mut server = Server::spawn(command);
+        let (_dir, mut server) = serve_in_an_empty_directory();
         let address = server.address();
 
         let mut connection = TcpStream::connect(&address).unwrap();
