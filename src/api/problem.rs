@@ -290,23 +290,15 @@ mod tests {
     }
 
     #[test]
-    fn a_write_that_keeps_losing_races_is_a_409_conflict_not_a_5xx() {
-        let problem = problem_of(StoreError::Conflict);
-        assert_eq!(
-            (problem.status, problem.code.as_str()),
-            (409, "write_conflict")
-        );
-        assert!(problem.detail.contains("try again"), "{}", problem.detail);
-    }
-
-    #[test]
-    fn a_write_that_waited_out_a_lock_is_a_409_database_busy_not_a_5xx() {
-        let problem = problem_of(StoreError::Busy);
-        assert_eq!(
-            (problem.status, problem.code.as_str()),
-            (409, "database_busy")
-        );
-        assert!(problem.detail.contains("try again"), "{}", problem.detail);
+    fn writes_that_lose_every_race_or_wait_out_a_lock_are_409s_not_5xx() {
+        for (error, code) in [
+            (StoreError::Conflict, "write_conflict"),
+            (StoreError::Busy, "database_busy"),
+        ] {
+            let problem = problem_of(error);
+            assert_eq!((problem.status, problem.code.as_str()), (409, code));
+            assert!(problem.detail.contains("try again"), "{}", problem.detail);
+        }
     }
 
     #[test]
