@@ -1,8 +1,20 @@
 //! The HTTP layer: routes, request and response types, problem errors and the OpenAPI document.
+//!
+//! # Layout
+//! - `mod.rs`: the routes, the OpenAPI document's frame, `HEAD`, 404 and 405;
+//! - one file per resource: [`games`] (create, lobby, cancel, views), [`players`] (join),
+//!   [`moves`], [`log`] (pages and replays), [`health`] (liveness, readiness, metrics);
+//! - [`http`]: bodies, tokens, `Idempotency-Key`, `If-Match`, `ETag`, private caching;
+//! - [`problem`]: the one place where failures become problem+json;
+//! - [`docs`]: the shared responses and examples of the OpenAPI document.
 
 pub mod docs;
 pub mod games;
 pub mod health;
+pub mod http;
+pub mod log;
+pub mod moves;
+pub mod players;
 pub mod problem;
 
 use actix_web::body::MessageBody;
@@ -85,12 +97,12 @@ fn routes(config: &mut ServiceConfig) {
         .service(games::create_game)
         .service(games::list_games)
         .service(games::cancel_game)
-        .service(games::join_game)
+        .service(players::join_game)
         .service(games::public_view)
         .service(games::own_view)
-        .service(games::make_move)
-        .service(games::list_events)
-        .service(games::replay)
+        .service(moves::make_move)
+        .service(log::list_events)
+        .service(log::replay)
         .service(health::healthz)
         .service(health::readyz)
         .service(health::metrics);
@@ -110,7 +122,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 /// Request-parsing settings: every parse failure is a problem, never a bare text error.
 fn configure_extractors(config: &mut web::ServiceConfig) {
     config
-        // Handlers read their bodies as bytes (see `games::read_body`): this is their limit.
+        // Handlers read their bodies as bytes (see `http::read_body`): this is their limit.
         .app_data(web::PayloadConfig::new(MAX_BODY_BYTES))
         .app_data(
             web::QueryConfig::default()

@@ -22,6 +22,7 @@
 //! the process, so any number of server instances can share one database (docs/SCALING.md).
 
 pub mod chain;
+pub mod codec;
 pub mod error;
 mod postgres;
 mod shared;

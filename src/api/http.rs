@@ -1,0 +1,174 @@
+//! HTTP details the handlers share: bodies, bearer tokens, `Idempotency-Key`, `If-Match`,
+//! `ETag` and `If-None-Match`, and the caching headers of private answers.
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::web::Bytes;
+use actix_web::{HttpRequest, HttpResponse, HttpResponseBuilder};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::api::problem::ApiError;
+use crate::engine::View;
+use crate::service::{Answer, IdempotencyKey, ServiceError, VersionPrecondition};
+use crate::store::StoredResponse;
+
+/// Whether a response depends on who asks.
+#[derive(Clone, Copy)]
+pub enum Privacy {
+    Public,
+    Secret,
+}
+
+/// Marks a response as the caller's own: never cached, and varying with the token.
+pub fn private(mut builder: HttpResponseBuilder) -> HttpResponseBuilder {
+    builder
+        .insert_header((header::CACHE_CONTROL, "private, no-store"))
+        .insert_header((header::VARY, "Authorization"));
+    builder
+}
+
+/// The strong `ETag` of a game at `version`.
+fn etag(version: u64) -> String {
+    format!("\"{version}\"")
+}
+
+/// A view with its `ETag`, or 304 when `If-None-Match` names it.
+pub fn view_response(request: &HttpRequest, view: &View, privacy: Privacy) -> HttpResponse {
+    let tag = etag(view.version);
+    let unchanged = request
+        .headers()
+        .get(header::IF_NONE_MATCH)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| {
+            // If-None-Match compares weakly (RFC 9110); `*` matches any current view.
+            value.split(',').any(|candidate| {
+                let candidate = candidate.trim();
+                candidate == "*" || candidate.trim_start_matches("W/") == tag
+            })
+        });
+    let mut builder = match (unchanged, privacy) {
+        (true, Privacy::Secret) => private(HttpResponse::NotModified()),
+        (true, Privacy::Public) => HttpResponse::NotModified(),
+        (false, Privacy::Secret) => private(HttpResponse::Ok()),
+        (false, Privacy::Public) => HttpResponse::Ok(),
+    };
+    builder.insert_header((header::ETAG, tag));
+    if let Privacy::Public = privacy {
+        builder.insert_header((header::CACHE_CONTROL, "no-cache"));
+    }
+    if unchanged {
+        builder.finish()
+    } else {
+        builder.json(view)
+    }
+}
+
+/// The answer of a write, private to its caller, with the `ETag` of the version it shows: `fresh`
+/// gives the status and version of one just computed; a replayed answer is sent as it was
+/// stored, its version read from its body.
+pub fn answer_response<T: Serialize>(
+    answer: &Answer<T>,
+    fresh: impl Fn(&T) -> (StatusCode, u64),
+) -> HttpResponse {
+    match answer {
+        Answer::Fresh(value) => {
+            let (status, version) = fresh(value);
+            private(HttpResponse::build(status))
+                .insert_header((header::ETAG, etag(version)))
+                .json(value)
+        }
+        Answer::Replayed(StoredResponse { status, body, .. }) => {
+            let status = StatusCode::from_u16(*status).unwrap_or(StatusCode::OK);
+            let mut builder = private(HttpResponse::build(status));
+            if let Some(version) = body.get("version").and_then(Value::as_u64) {
+                builder.insert_header((header::ETAG, etag(version)));
+            }
+            builder.json(body)
+        }
+    }
+}
+
+/// Adds `Location` naming `path`.
+pub fn with_location(mut response: HttpResponse, path: &str) -> HttpResponse {
+    if let Ok(location) = HeaderValue::from_str(path) {
+        response.headers_mut().insert(header::LOCATION, location);
+    }
+    response
+}
+
+/// The request body: one over [`crate::api::MAX_BODY_BYTES`] is a 413 `payload_too_large`.
+pub fn read_body(body: Result<Bytes, actix_web::Error>) -> Result<Bytes, ApiError> {
+    body.map_err(
+        |error| match error.as_error::<actix_web::error::PayloadError>() {
+            Some(actix_web::error::PayloadError::Overflow) => ApiError::payload_too_large(),
+            _ => ApiError::malformed(format!("The body cannot be read: {error}")),
+        },
+    )
+}
+
+/// Parses a JSON body into its shape: every failure is a 400 `malformed_request`.
+pub fn parse_body<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
+    serde_json::from_slice(body)
+        .map_err(|error| ApiError::malformed(format!("The body does not parse: {error}")))
+}
+
+/// The token of the `Authorization` header, if there is one (the scheme `Bearer` is
+/// case-insensitive, RFC 9110). A header that is not `Bearer <token>` (another scheme, or a bare
+/// token) becomes the empty token, which no seat or host has, so that it fails authentication
+/// (401) in its turn, after the game is found: a bad credential is never taken for no credential,
+/// nor for a good one.
+pub fn bearer(request: &HttpRequest) -> Option<String> {
+    let value = request.headers().get(header::AUTHORIZATION)?;
+    let text = value.to_str().unwrap_or_default().trim();
+    let token = match text.split_once(' ') {
+        Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") => token.trim(),
+        _ => "",
+    };
+    Some(token.to_owned())
+}
+
+fn header_text(
+    request: &HttpRequest,
+    name: header::HeaderName,
+) -> Result<Option<String>, ApiError> {
+    request
+        .headers()
+        .get(&name)
+        .map(|value| {
+            value
+                .to_str()
+                .map(str::to_owned)
+                .map_err(|_| ApiError::malformed(format!("{name} is not visible ASCII.")))
+        })
+        .transpose()
+}
+
+/// The request's `Idempotency-Key`, checked by `check` against the body it came with.
+pub fn idempotency_key(
+    request: &HttpRequest,
+    body: &Bytes,
+    check: fn(&str, &[u8]) -> Result<IdempotencyKey, ServiceError>,
+) -> Result<Option<IdempotencyKey>, ApiError> {
+    header_text(request, header::HeaderName::from_static("idempotency-key"))?
+        .map(|key| check(&key, body).map_err(ApiError::from))
+        .transpose()
+}
+
+/// The request's `If-Match`. It compares strongly (RFC 9110): a weak tag never matches. A bare
+/// number is taken as the quoted tag it stands for, for people typing it by hand.
+pub fn if_match(request: &HttpRequest) -> Result<Option<VersionPrecondition>, ApiError> {
+    Ok(header_text(request, header::IF_MATCH)?.map(|sent| {
+        let tags: Vec<&str> = sent.split(',').map(str::trim).collect();
+        VersionPrecondition {
+            any: tags.contains(&"*"),
+            versions: tags
+                .iter()
+                .map(|tag| tag.strip_prefix('"').and_then(|t| t.strip_suffix('"')))
+                .zip(&tags)
+                .map(|(quoted, tag)| quoted.unwrap_or(tag).to_owned())
+                .collect(),
+            sent,
+        }
+    }))
+}

@@ -1,0 +1,69 @@
+//! The players of a game: taking a seat.
+
+use actix_web::web::{Bytes, Data, Path};
+use actix_web::{HttpRequest, HttpResponse, post};
+use serde::Deserialize;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::api::http::{bearer, parse_body, private, read_body};
+use crate::api::problem::{ApiError, Problem};
+use crate::api::{AppState, docs};
+use crate::engine::BotKind;
+use crate::service::JoinRequest;
+
+/// `POST /v1/games/{id}/players`: take a seat.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"name": "Ada", "client_seed": "my own entropy"}))]
+pub struct JoinBody {
+    /// 1 to 40 characters after trimming, no control characters.
+    pub name: String,
+    /// Up to 64 characters of the player's own entropy for the deals (public).
+    #[serde(default)]
+    pub client_seed: Option<String>,
+    /// Seat a bot instead of a person (host token only).
+    #[serde(default)]
+    pub bot: Option<BotKind>,
+}
+
+/// Take a seat: a person gets a secret seat token; the host may seat a bot instead.
+#[utoipa::path(
+    tag = "games",
+    params(("id" = Uuid, Path, description = "The game")),
+    request_body = JoinBody,
+    security((), ("bearer" = [])),
+    responses(
+        docs::SeatTaken,
+        docs::BodyProblems,
+        docs::Unauthorized,
+        docs::NoSuchGame,
+        (status = 409, description = "game_full, write_conflict, database_busy", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "invalid_name, invalid_client_seed", body = Problem, content_type = "application/problem+json"),
+        docs::DatabaseFailures,
+    )
+)]
+#[post("/v1/games/{id}/players")]
+pub async fn join_game(
+    state: Data<AppState>,
+    request: HttpRequest,
+    id: Path<Uuid>,
+    body: Result<Bytes, actix_web::Error>,
+) -> Result<HttpResponse, ApiError> {
+    let body = read_body(body)?;
+    let token = bearer(&request);
+    let parsed = parse_body::<JoinBody>(&body).map(|join| JoinRequest {
+        name: join.name,
+        client_seed: join.client_seed,
+        bot: join.bot,
+    });
+    let joined = state
+        .service
+        .join(
+            *id,
+            token.as_deref(),
+            parsed.map_err(|e| e.detail().to_owned()),
+        )
+        .await?;
+    Ok(private(HttpResponse::Created()).json(joined))
+}

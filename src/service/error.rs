@@ -1,0 +1,41 @@
+//! Why a use case failed: [`ServiceError`], which `api::problem` maps to one HTTP problem each.
+
+use crate::engine::RuleError;
+use crate::store::StoreError;
+
+/// Why a use case failed; [`crate::api::problem`] maps each to one HTTP problem.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// No such game (or entry).
+    #[error("{0}")]
+    NotFound(&'static str),
+    /// A missing or wrong token.
+    #[error("{0}")]
+    Unauthorized(&'static str),
+    /// The request does not parse into its shape.
+    #[error("{0}")]
+    Malformed(String),
+    /// `If-Match` names another version.
+    #[error("The game is at version {current}, not {expected}: reload it and try again.")]
+    StaleVersion {
+        /// What the client expected, as it sent it.
+        expected: String,
+        /// What the game is at.
+        current: i64,
+    },
+    /// An `Idempotency-Key` already used with another body.
+    #[error("This Idempotency-Key was already used with a different request body.")]
+    IdempotencyKeyReused,
+    /// A value out of its range outside the rules (paging limits).
+    #[error("{0}")]
+    OutOfRange(String),
+    /// A fault of the server (a bot's move refused by the rules): logged, answered with 500.
+    #[error("internal error: {0}")]
+    Internal(String),
+    /// A rule of the game or of the contract.
+    #[error(transparent)]
+    Rule(#[from] RuleError),
+    /// The database.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}

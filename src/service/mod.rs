@@ -1,0 +1,119 @@
+//! The use cases of the API, over one event store: load a game, authenticate, decide, run the
+//! bots, append, answer with typed replies.
+//!
+//! # Layout
+//! - [`writes`]: create, join, move, cancel, and the retry loop that settles races in the store;
+//! - [`reads`]: views, the lobby, pages of the log, replays;
+//! - [`credentials`]: seat and host tokens, and who presents one;
+//! - [`idempotency`]: `Idempotency-Key`s and replayed answers;
+//! - [`paging`]: page sizes and the lobby's cursor;
+//! - [`error`]: why a use case failed.
+
+pub mod credentials;
+pub mod error;
+pub mod idempotency;
+pub mod paging;
+pub mod reads;
+pub mod writes;
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::engine::{Seat, Timestamp, View};
+use crate::metrics::GameMetrics;
+use crate::store::EventStore;
+
+pub use error::ServiceError;
+pub use idempotency::{Answer, IdempotencyKey, MIN_CREATION_KEY_LEN};
+pub use writes::{JoinRequest, NewGameRequest};
+
+/// The use cases, over one store.
+#[derive(Clone)]
+pub struct GameService {
+    store: Arc<dyn EventStore>,
+    metrics: GameMetrics,
+}
+
+impl GameService {
+    /// A service over `store`, counting games and moves in `metrics`.
+    pub fn new(store: Arc<dyn EventStore>, metrics: GameMetrics) -> Self {
+        GameService { store, metrics }
+    }
+
+    /// The store, for readiness checks.
+    pub fn store(&self) -> &Arc<dyn EventStore> {
+        &self.store
+    }
+}
+
+/// A seat taken.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct Joined {
+    /// The seat taken.
+    pub seat: Seat,
+    /// The seat's secret token, shown once (absent for a bot).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+}
+
+/// The public view of a new game and its secret host token.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+pub struct CreatedGame {
+    /// The public view.
+    #[serde(flatten)]
+    pub view: View,
+    /// The host's secret token, shown once: it seats bots, and cancels the game while it waits.
+    pub host_token: String,
+}
+
+/// One page of a game's log as a caller may see it.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct EventsPage {
+    /// Entries with `seq > after`, in order.
+    #[schema(value_type = Vec<Object>)]
+    pub events: Vec<Value>,
+    /// The `after` of the next page, or null when this page reached the end.
+    pub next_after: Option<i64>,
+}
+
+/// One page of the lobby.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct LobbyPage {
+    /// Public views of waiting, non-private games with free seats, newest first.
+    pub games: Vec<View>,
+    /// Pass as `cursor` for the next page; null at the end.
+    pub next_cursor: Option<String>,
+}
+
+/// What a write's `If-Match` asks: that the game be at one of the versions it names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VersionPrecondition {
+    /// The precondition as the client sent it, quoted back when it fails.
+    pub sent: String,
+    /// Any version matches (`*`).
+    pub any: bool,
+    /// The versions named, as the text of their tags.
+    pub versions: Vec<String>,
+}
+
+impl VersionPrecondition {
+    /// Fails with `stale_version` unless the game's `version` is one the precondition names.
+    pub fn check(&self, version: i64) -> Result<(), ServiceError> {
+        let current = version.to_string();
+        if self.any || self.versions.contains(&current) {
+            Ok(())
+        } else {
+            Err(ServiceError::StaleVersion {
+                expected: self.sent.clone(),
+                current: version,
+            })
+        }
+    }
+}
+
+/// The time of an entry written now.
+fn now() -> Timestamp {
+    Timestamp(chrono::Utc::now().timestamp_micros())
+}

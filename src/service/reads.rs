@@ -1,0 +1,153 @@
+//! The use cases that only read: views, the lobby, pages of the log, and replays.
+
+use serde_json::Value;
+use uuid::Uuid;
+
+use crate::check;
+use crate::engine::{self, State, Status, View, Viewer};
+use crate::service::credentials::{Credential, authenticate};
+use crate::service::paging::{check_limit, decode_cursor, encode_cursor};
+use crate::service::{EventsPage, GameService, LobbyPage, ServiceError};
+use crate::store::codec::{self, entry_event};
+use crate::store::{self, Entry, GameRecord, LobbyCursor, StoreError};
+
+impl GameService {
+    /// Loads a game or reports `not_found`.
+    pub(super) async fn load(&self, id: Uuid) -> Result<(GameRecord, State), ServiceError> {
+        let mut record = self
+            .store
+            .load_game(id)
+            .await?
+            .ok_or(ServiceError::NotFound("There is no such game."))?;
+        let state = codec::projection_state(id, std::mem::take(&mut record.projection))?;
+        Ok((record, state))
+    }
+
+    /// The public (spectator) view of a game. A token, if given, must still be one of this game's:
+    /// a bad credential is refused, never ignored.
+    pub async fn public_view(&self, id: Uuid, token: Option<&str>) -> Result<View, ServiceError> {
+        let (record, state) = self.load(id).await?;
+        authenticate(&record, token)?;
+        Ok(engine::view(&state, Viewer::Spectator))
+    }
+
+    /// The caller's own view: requires a seat token.
+    pub async fn own_view(&self, id: Uuid, token: Option<&str>) -> Result<View, ServiceError> {
+        let (record, state) = self.load(id).await?;
+        match authenticate(&record, token)? {
+            Credential::Seat(seat) => Ok(engine::view(&state, Viewer::Seat(seat))),
+            _ => Err(ServiceError::Unauthorized(
+                "This endpoint needs a seat token: Authorization: Bearer <token>.",
+            )),
+        }
+    }
+
+    /// Waiting, public games with free seats, newest first; asking for another `status` is out
+    /// of the lobby's range.
+    pub async fn lobby(
+        &self,
+        status: Option<Status>,
+        limit: Option<i64>,
+        cursor: Option<&str>,
+    ) -> Result<LobbyPage, ServiceError> {
+        if let Some(status @ (Status::Playing | Status::Finished)) = status {
+            return Err(ServiceError::OutOfRange(format!(
+                "The lobby lists only waiting games, not {} ones.",
+                codec::status_name(status)
+            )));
+        }
+        let limit = check_limit(limit, 20, 100)?;
+        let cursor = cursor.map(decode_cursor).transpose()?;
+        let mut games = self.store.list_waiting(limit + 1, cursor).await?;
+        let more = games.len() as i64 > limit;
+        games.truncate(limit as usize);
+        let next_cursor = if more {
+            games
+                .last()
+                .map(|game| encode_cursor(&LobbyCursor::from(game)))
+        } else {
+            None
+        };
+        let views = games
+            .into_iter()
+            .map(|game| {
+                codec::projection_state(game.id, game.projection)
+                    .map(|state| engine::view(&state, Viewer::Spectator))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(LobbyPage {
+            games: views,
+            next_cursor,
+        })
+    }
+
+    /// A page of the log, redacted for the caller while the game runs. `query` is the parsed
+    /// `(after, limit)`, or why it does not parse (reported after the game and the token).
+    pub async fn events(
+        &self,
+        id: Uuid,
+        token: Option<&str>,
+        query: Result<(Option<i64>, Option<i64>), String>,
+    ) -> Result<EventsPage, ServiceError> {
+        let (record, state) = self.load(id).await?;
+        let credential = authenticate(&record, token)?;
+        let (after, limit) = query.map_err(ServiceError::Malformed)?;
+        let limit = check_limit(limit, 100, 1000)?;
+        let after = after.unwrap_or(0);
+        if after < 0 {
+            return Err(ServiceError::OutOfRange(
+                "after must be 0 or more.".to_owned(),
+            ));
+        }
+        let entries = self.store.load_events(id, after, limit).await?;
+        let finished = state.status == Status::Finished;
+        let next_after = (entries.len() as i64 == limit && after + limit < record.version)
+            .then(|| entries.last().map(|entry| entry.seq))
+            .flatten();
+        let events = entries
+            .iter()
+            .map(|entry| entry_for(entry, credential.viewer(), finished))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(EventsPage { events, next_after })
+    }
+
+    /// The view the caller would have had right after entry `seq`.
+    pub async fn replay(
+        &self,
+        id: Uuid,
+        seq: i64,
+        token: Option<&str>,
+    ) -> Result<View, ServiceError> {
+        let (record, _) = self.load(id).await?;
+        let credential = authenticate(&record, token)?;
+        if seq < 1 || seq > record.version {
+            return Err(ServiceError::NotFound(
+                "This game has no entry with that seq.",
+            ));
+        }
+        let state = self.state_at(&record, seq).await?;
+        Ok(engine::view(&state, credential.viewer()))
+    }
+
+    /// Rebuilds the state of `record`'s game after entry `seq` by replaying its log through the
+    /// engine, every command re-decided with the game's secrets.
+    async fn state_at(&self, record: &GameRecord, seq: i64) -> Result<State, ServiceError> {
+        let entries = store::load_log(self.store.as_ref(), record.id, seq).await?;
+        let secrets = codec::secrets_of(record)?;
+        Ok(check::rebuild_prefix(&entries, &secrets).map_err(StoreError::Corrupt)?)
+    }
+}
+
+/// A stored entry as `viewer` may see it: hidden fields null and `salt` null when redacted.
+fn entry_for(entry: &Entry, viewer: Viewer, finished: bool) -> Result<Value, ServiceError> {
+    let mut json = entry.to_json();
+    if finished {
+        return Ok(json);
+    }
+    let (event, _) = entry_event(entry).map_err(StoreError::Corrupt)?;
+    if let Some(redacted) = engine::redact_event(&event, viewer) {
+        json["data"] = redacted["data"].clone();
+        json["salt"] = Value::Null;
+    }
+    Ok(json)
+}
