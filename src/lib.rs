@@ -16,6 +16,7 @@
 
 pub mod api;
 pub mod check;
+pub mod cli;
 pub mod config;
 pub mod engine;
 pub mod metrics;

@@ -1,0 +1,187 @@
+//! The command line: `serve` (the default), `openapi`, `simulate` and `check-db`.
+
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::config::Config;
+use crate::engine::{BotKind, RulesInput};
+use crate::simulate::SimulateOptions;
+use crate::startup::Application;
+use crate::store;
+use crate::{api, check, telemetry};
+
+/// The command line of `golf-server`.
+#[derive(Parser)]
+#[command(version, about = "Six-card Golf over a REST/JSON API")]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the API (the default). Configured by GOLF_BIND, DATABASE_URL, GOLF_LOG, RUST_LOG.
+    Serve,
+    /// Print the OpenAPI document as pretty JSON.
+    Openapi,
+    /// Play bot games in-process (through the same rules engine as the server) and report
+    /// games per second, mean totals, win shares and turns per hole.
+    Simulate(SimulateArgs),
+    /// Verify every stored game: its hash chain, and its log replayed through the rules against
+    /// the stored projection. Exits with 1 if any game does not check out.
+    CheckDb,
+}
+
+#[derive(Args)]
+struct SimulateArgs {
+    /// Number of games.
+    #[arg(long, default_value_t = 1000)]
+    games: u64,
+    /// Seats per game, 2 to 4.
+    #[arg(long, default_value_t = 4)]
+    seats: u8,
+    /// Holes per game, 1 to 18.
+    #[arg(long, default_value_t = 9)]
+    holes: u8,
+    /// Bots of seats 0, 1, ... (a shorter list repeats): greedy, random.
+    #[arg(long, value_delimiter = ',', default_value = "greedy")]
+    bots: Vec<BotKind>,
+    /// Rule options as JSON, e.g. '{"final_turns": true, "flip_after_discard": "optional"}'.
+    #[arg(long, value_parser = parse_rules, default_value = "{}")]
+    rules: RulesInput,
+    /// Master seed: the same seed plays the same games.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+fn parse_rules(text: &str) -> Result<RulesInput, String> {
+    serde_json::from_str(text).map_err(|error| format!("not rule options: {error}"))
+}
+
+/// Runs the command `cli` names (serving when it names none).
+pub fn run(cli: Cli) -> ExitCode {
+    match cli.command.unwrap_or(Command::Serve) {
+        Command::Serve => serve(),
+        Command::Openapi => {
+            println!("{}", api::openapi_json());
+            ExitCode::SUCCESS
+        }
+        Command::Simulate(args) => simulate(args),
+        Command::CheckDb => check_db(),
+    }
+}
+
+fn simulate(args: SimulateArgs) -> ExitCode {
+    let options = SimulateOptions {
+        games: args.games,
+        seats: args.seats,
+        holes: args.holes,
+        bots: args.bots,
+        rules: args.rules,
+        seed: args.seed,
+    };
+    match crate::simulate::run(&options) {
+        Ok(report) if args.json => match serde_json::to_string_pretty(&report) {
+            Ok(json) => {
+                println!("{json}");
+                ExitCode::SUCCESS
+            }
+            Err(error) => {
+                eprintln!("golf-server: {error}");
+                ExitCode::FAILURE
+            }
+        },
+        Ok(report) => {
+            print!("{}", report.render_text());
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("golf-server: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn check_db() -> ExitCode {
+    let Some((config, runtime)) = prepare() else {
+        return ExitCode::FAILURE;
+    };
+    runtime.block_on(async {
+        let store = match store::connect(&config.database_url, &config.pool_options()).await {
+            Ok(store) => store,
+            Err(error) => {
+                eprintln!("golf-server: cannot open the database named by DATABASE_URL: {error}");
+                return ExitCode::FAILURE;
+            }
+        };
+        match check::check_database(store.as_ref()).await {
+            Ok(report) => {
+                for problem in &report.problems {
+                    println!("game {}: {}", problem.game_id, problem.problem);
+                }
+                println!(
+                    "{} games, {} log entries checked: {} problems",
+                    report.games,
+                    report.entries,
+                    report.problems.len()
+                );
+                if report.problems.is_empty() {
+                    ExitCode::SUCCESS
+                } else {
+                    ExitCode::FAILURE
+                }
+            }
+            Err(error) => {
+                eprintln!("golf-server: {error}");
+                ExitCode::FAILURE
+            }
+        }
+    })
+}
+
+/// Reads the configuration, starts logging and builds the async runtime; on failure prints one
+/// line and returns `None`.
+fn prepare() -> Option<(Config, tokio::runtime::Runtime)> {
+    let config = match Config::from_env() {
+        Ok(config) => config,
+        Err(error) => {
+            eprintln!("golf-server: {error}");
+            return None;
+        }
+    };
+    telemetry::init(config.log_format, &config.log_filter);
+    match tokio::runtime::Runtime::new() {
+        Ok(runtime) => Some((config, runtime)),
+        Err(error) => {
+            eprintln!("golf-server: cannot start the async runtime: {error}");
+            None
+        }
+    }
+}
+
+fn serve() -> ExitCode {
+    let Some((config, runtime)) = prepare() else {
+        return ExitCode::FAILURE;
+    };
+    runtime.block_on(async {
+        let app = match Application::build(&config).await {
+            Ok(app) => app,
+            Err(error) => {
+                eprintln!("golf-server: {error:#}");
+                return ExitCode::FAILURE;
+            }
+        };
+        tracing::info!(address = %app.address(), "listening on http://{}", app.address());
+        match app.run_until_stopped().await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("golf-server: {error}");
+                ExitCode::FAILURE
+            }
+        }
+    })
+}
