@@ -6,8 +6,10 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::cards::{Card, Position};
-use super::game::{FlipRule, Move, Source, Stage};
+use super::moves::{Move, Source};
+use super::rules::FlipRule;
 use super::score::{card_points, column_score};
+use super::state::Stage;
 use super::view::Observation;
 
 /// A bot's strategy.
