@@ -17,7 +17,7 @@
 //! - [`shuffle`]: the commitment, the effective seed and the audited Fisher–Yates shuffle;
 //! - [`score`]: points of cards, columns and grids;
 //! - [`view`](mod@view): what each viewer may see (the only place that redacts) and the bots' observation;
-//! - [`bots`]: the `random` and `greedy` strategies.
+//! - [`bots`]: the `random` and `greedy` strategies, and the driver that plays bot turns.
 //!
 //! The server keeps the secrets ([`Secrets`]: the server seed, explicit decks) and the clock: it
 //! passes the secrets to [`decide()`] and the time of each log entry to [`apply()`].
@@ -40,7 +40,7 @@ mod turn;
 pub mod view;
 
 pub use apply::{apply, execute};
-pub use bots::{BotKind, choose};
+pub use bots::{BotKind, choose, play_bot_turns};
 pub use cards::{Card, Position, Rank, Suit, UnknownCard, canonical_deck, parse_deck};
 pub use decide::{Secrets, check_join, decide};
 pub use error::RuleError;
