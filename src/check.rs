@@ -68,7 +68,7 @@ pub fn secrets_of(record: &GameRecord) -> Result<Secrets, StoreError> {
 }
 
 /// Replays a whole stored log through the engine from the empty state, re-deciding every
-/// command it records (see [`engine::replay`]).
+/// command it records (see [`engine::replay()`]).
 pub fn rebuild(entries: &[Entry], secrets: &Secrets) -> Result<State, String> {
     decode_and_replay(entries, secrets, engine::replay)
 }

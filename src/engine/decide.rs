@@ -38,7 +38,7 @@ impl fmt::Debug for Secrets {
 /// ends, while `State` is rebuilt from the public log and so may hold nothing secret that the
 /// log does not. Only the commands that deal a hole, reshuffle the stock or end the game read it
 /// (the dealt order, the reshuffled order and the seed then go into the events, so
-/// [`apply`](super::apply) never needs it).
+/// [`apply`](fn@super::apply) never needs it).
 pub fn decide(
     state: &State,
     command: &Command,

@@ -1,5 +1,5 @@
 //! Which moves a seat may make: the checks of a move's turn, stage and values that
-//! [`decide`](super::decide) and [`parse_move`](super::parse_move) run, and the lists of legal
+//! [`decide`](fn@super::decide) and [`parse_move`](super::parse_move) run, and the lists of legal
 //! moves built from the same checks ([`legal_move_list`], [`legal_moves`]).
 
 use std::ops::Deref;
@@ -142,7 +142,7 @@ fn for_each_candidate(kind: MoveKind, mut f: impl FnMut(Move)) {
     }
 }
 
-/// The moves `seat` may make now, inline: what [`decide`](super::decide) accepts (a reveal
+/// The moves `seat` may make now, inline: what [`decide`](fn@super::decide) accepts (a reveal
 /// listed as `p < q`).
 pub fn legal_move_list(state: &State, seat: Seat) -> MoveList {
     let mut list = MoveList::new();

@@ -207,7 +207,7 @@ impl TryFrom<MoveRequest> for Move {
 
 /// Turns a client's request into a [`Move`] of `seat`, reporting errors in API.md's order: the
 /// game's state, then whose turn it is, then the stage, and only then the values
-/// (`position_out_of_range`, `invalid_reveal`). [`decide`](super::decide) checks the rest.
+/// (`position_out_of_range`, `invalid_reveal`). [`decide`](fn@super::decide) checks the rest.
 pub fn parse_move(state: &State, seat: Seat, request: &MoveRequest) -> Result<Move, RuleError> {
     check_turn(state, seat, request.kind())?;
     Move::try_from(request)

@@ -1,5 +1,5 @@
 //! The state of a game, hidden cards included ([`State`], its [`Player`]s, [`Status`] and
-//! [`Stage`]): server-side only, rebuilt from the log by [`apply`](super::apply).
+//! [`Stage`]): server-side only, rebuilt from the log by [`apply`](fn@super::apply).
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;

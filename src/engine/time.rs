@@ -1,5 +1,6 @@
-//! [`Timestamp`]: the time of a log entry. It is no rule of the game, but [`apply`](super::apply)
-//! stamps the start of each turn with the time of the entry that starts it.
+//! [`Timestamp`]: the time of a log entry. It is no rule of the game, but
+//! [`apply`](fn@super::apply) stamps the start of each turn with the time of the entry that
+//! starts it.
 
 use std::fmt;
 

@@ -1,5 +1,5 @@
-//! How a turn ends, shared by [`decide`](super::decide), which logs what follows, and
-//! [`apply`](super::apply), which moves the turn on.
+//! How a turn ends, shared by [`decide`](fn@super::decide), which logs what follows, and
+//! [`apply`](fn@super::apply), which moves the turn on.
 
 use super::rules::FlipRule;
 use super::state::{EndReason, Seat, State};
