@@ -5,8 +5,8 @@
 //! - [`config`]: typed settings from environment variables.
 //! - [`telemetry`]: the log subscriber and the redacting request span.
 //! - [`metrics`]: Prometheus counters and histograms.
-//! - [`engine`]: the rules of six-card Golf: pure, deterministic `decide` and `apply`, views,
-//!   bots.
+//! - [`engine`]: the rules of six-card Golf: pure, deterministic `decide` and `apply`, the
+//!   replay of logs, views, bots.
 //! - [`simulate`]: bot games played in-process, for strategy studies and as the engine benchmark.
 //! - [`store`]: the event store, PostgreSQL or embedded SQLite, and its migrations.
 //! - [`service`]: the use cases: load, authenticate, decide, run bots, append, answer.

@@ -1,5 +1,5 @@
-//! The bot-game simulator: plays many games between bots through the engine's own
-//! `decide`/`apply` (no fast path) and reports speed, turns per hole and each seat's results.
+//! The bot-game simulator: plays many games between bots through the engine's own `execute`
+//! (decide, then apply: no fast path) and reports speed, turns per hole and each seat's results.
 //! Deterministic for a given seed (with the `rand` version that Cargo.lock pins), apart from the
 //! measured speed.
 
@@ -14,8 +14,7 @@ use uuid::Uuid;
 
 use crate::engine::{
     BotKind, ClientSeed, Command, EndReason, Event, Move, PlayerName, RuleError, Rules, RulesInput,
-    Seat, Secrets, Stage, State, Timestamp, apply, check_game_size, choose, decide, observe,
-    shuffle,
+    Seat, Secrets, Stage, State, Timestamp, check_game_size, choose, execute, observe, shuffle,
 };
 
 /// What to simulate.
@@ -163,13 +162,7 @@ fn play_game(
     let mut rng = StdRng::from_seed(server_seed);
     let at = Timestamp::default();
     let mut state = State::default();
-    let run = |state: &mut State, command: &Command| -> Result<Vec<Event>, RuleError> {
-        let events = decide(state, command, &secrets)?;
-        for event in &events {
-            apply(state, event, at);
-        }
-        Ok(events)
-    };
+    let run = |state: &mut State, command: &Command| execute(state, command, &secrets, at);
     run(
         &mut state,
         &Command::Create {

@@ -10,8 +10,8 @@ use std::collections::HashSet;
 use engine_common::created;
 use golf_server::engine::Command;
 use golf_server::engine::{
-    Card, Event, FlipRule, Move, Position, Rules, Seat, Source, Stage, State, Status, Timestamp,
-    Viewer, apply, decide, grid_score, legal_moves, view,
+    Card, Event, FlipRule, Move, Position, Rules, Seat, Source, Stage, State, Status, Viewer,
+    apply, decide, grid_score, legal_moves, view,
 };
 use proptest::prelude::*;
 use rand::rngs::SmallRng;
@@ -171,10 +171,10 @@ fn play_random_game(seats: u8, holes: u8, rules: Rules, server_seed: [u8; 32], s
 
     // Replaying the JSON log from an empty state reproduces the state exactly.
     let mut replayed = State::default();
-    for (i, event) in game.events.iter().enumerate() {
+    for (event, &at) in game.events.iter().zip(&game.times) {
         let text = serde_json::to_string(event).expect("json");
         let parsed: Event = serde_json::from_str(&text).expect("parse");
-        apply(&mut replayed, &parsed, Timestamp(i as i64 + 1));
+        apply(&mut replayed, &parsed, at);
     }
     assert_eq!(replayed, game.state);
     let stored = serde_json::to_string(&game.state).expect("state json");

@@ -251,6 +251,7 @@ fn create_only_on_an_empty_state_and_validates_its_options() {
             decks: Vec::new(),
         },
         events: Vec::new(),
+        times: Vec::new(),
         clock: 0,
     };
     let bad = golf_server::engine::Command::Create {

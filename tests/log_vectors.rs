@@ -6,8 +6,8 @@
 //! `tests/vectors/verify_log.py` checks the same files with an independent RFC 8785
 //! implementation.
 
-use golf_server::check::{rebuild, rebuild_prefix};
-use golf_server::engine::{Secrets, Status, Viewer, shuffle, view};
+use golf_server::check::{entry_event, rebuild, rebuild_prefix};
+use golf_server::engine::{Event, Secrets, Status, Viewer, play_bot_turns, shuffle, view};
 use golf_server::store::{Entry, verify_chain};
 use serde_json::Value;
 
@@ -103,4 +103,30 @@ fn a_two_seat_game_with_reshuffles_and_turn_caps_verifies_and_replays() {
         .filter(|entry| entry.kind == "hole_ended")
         .all(|entry| entry.data["reason"] == "turn_cap");
     assert!(capped, "both holes end at the turn cap");
+}
+
+#[test]
+fn the_engine_plays_the_bots_moves_of_a_served_game() {
+    // After any command the server played every bot turn that was due: from each point between
+    // commands, the engine's bot driver must play exactly the entries that follow.
+    let entries = entries(FOUR_SEATS_BOTS);
+    let secrets = Secrets {
+        server_seed: revealed_seed(&entries),
+        decks: Vec::new(),
+    };
+    let events: Vec<Event> = entries
+        .iter()
+        .map(|entry| entry_event(entry).expect("a log event").0)
+        .collect();
+    let mut bot_moves = 0;
+    for cut in 1..entries.len() {
+        let Ok(mut state) = rebuild(&entries[..cut], &secrets) else {
+            continue;
+        };
+        let (_, at) = entry_event(&entries[cut - 1]).expect("a log event");
+        let played = play_bot_turns(&mut state, &secrets, at).expect("bots play legal moves");
+        assert_eq!(played, events[cut..cut + played.len()], "after entry {cut}");
+        bot_moves += usize::from(!played.is_empty());
+    }
+    assert!(bot_moves > 10, "{bot_moves} points where bots were due");
 }

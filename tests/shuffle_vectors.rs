@@ -3,8 +3,8 @@
 //! client seeds `["alice", "", "Zoë 🎲", ""]` (four seats) and `["", ""]` (two seats).
 
 use golf_server::engine::{
-    Card, ClientSeed, Command, Event, PlayerName, Rules, Secrets, State, Timestamp, apply,
-    canonical_deck, decide, shuffle,
+    Card, ClientSeed, Command, Event, PlayerName, Rules, Secrets, State, Timestamp, canonical_deck,
+    execute, shuffle,
 };
 use uuid::Uuid;
 
@@ -98,11 +98,10 @@ fn a_game_with_these_client_seeds_deals_the_reference_order() {
     }
     let mut dealt = None;
     for command in &commands {
-        for event in decide(&state, command, &secrets).expect("accepted") {
-            if let Event::HoleDealt { deck, .. } = &event {
-                dealt = Some(*deck);
+        for event in execute(&mut state, command, &secrets, Timestamp(0)).expect("accepted") {
+            if let Event::HoleDealt { deck, .. } = event {
+                dealt = Some(deck);
             }
-            apply(&mut state, &event, Timestamp(0));
         }
     }
     let deck = dealt.expect("hole 1 dealt when the last seat is taken");

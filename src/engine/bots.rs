@@ -1,14 +1,25 @@
-//! Bot strategies: [`BotKind`] and [`choose`], which picks a move from an [`Observation`] only
-//! (a bot never sees a face-down card, the stock or another seat's draw).
+//! Bots: the strategies ([`BotKind`]; [`choose`] picks a move from an [`Observation`] only, as
+//! a bot never sees a face-down card, the stock or another seat's draw) and the driver that
+//! plays every bot turn that is due ([`play_bot_turns`]).
 
-use rand::Rng;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
 
+use super::apply::execute;
 use super::cards::{Card, Position};
-use super::game::{FlipRule, Move, Source, Stage};
+use super::decide::Secrets;
+use super::error::RuleError;
+use super::event::Event;
+use super::legal::legal_move_list;
+use super::moves::{Command, Move, Source};
+use super::rules::FlipRule;
 use super::score::{card_points, column_score};
-use super::view::Observation;
+use super::state::{Seat, Stage, State};
+use super::time::Timestamp;
+use super::view::{Observation, observe};
 
 /// A bot's strategy.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, ToSchema)]
@@ -56,6 +67,46 @@ pub fn choose(kind: BotKind, obs: &Observation, rng: &mut impl Rng) -> Move {
         _ if legal.is_empty() => Move::Pass,
         _ => legal[rng.random_range(0..legal.len())],
     }
+}
+
+/// Plays every bot turn that is due, in seat order, until a human is to move or the game ends;
+/// every event is applied at `at` and returned in log order.
+///
+/// A bot's rng for each move is seeded with SHA-256(server seed ‖ `"golf-bot"` ‖ the state's
+/// version as 8 big-endian bytes): players cannot predict it without the secret seed, and the
+/// same game plays the same way again. Fails only if a bot's move is refused, which is a bug.
+pub fn play_bot_turns(
+    state: &mut State,
+    secrets: &Secrets,
+    at: Timestamp,
+) -> Result<Vec<Event>, RuleError> {
+    let mut events = Vec::new();
+    while let Some((seat, bot)) = next_bot(state) {
+        let observation = observe(state, seat);
+        let mut rng = bot_rng(&secrets.server_seed, state.version);
+        let mv = choose(bot, &observation, &mut rng);
+        events.extend(execute(state, &Command::Play { seat, mv }, secrets, at)?);
+    }
+    Ok(events)
+}
+
+/// The first bot seat that may move, and its strategy.
+fn next_bot(state: &State) -> Option<(Seat, BotKind)> {
+    state.players.iter().enumerate().find_map(|(seat, player)| {
+        let seat = seat as Seat;
+        let bot = player.bot?;
+        (!legal_move_list(state, seat).is_empty()).then_some((seat, bot))
+    })
+}
+
+/// The rng of the bot move made at `version`.
+fn bot_rng(server_seed: &[u8; 32], version: u64) -> StdRng {
+    let seed = Sha256::new()
+        .chain_update(server_seed)
+        .chain_update(b"golf-bot")
+        .chain_update(version.to_be_bytes())
+        .finalize();
+    StdRng::from_seed(seed.into())
 }
 
 /// Expected points of a face-down card, in tenths (the deck's mean is 71/13 ≈ 5.5).

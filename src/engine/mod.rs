@@ -3,29 +3,56 @@
 //! It owns the rules of six-card Golf and the fair-shuffle protocol of RULES.md, and the shapes
 //! of API.md's moves, views and log events:
 //! - [`cards`]: cards, codes like `"10H"`, grid positions;
+//! - [`rules`]: a game's size and rule options, their limits, the log format;
+//! - [`inputs`]: a joining player's name and client seed;
+//! - [`time`]: the timestamps of log entries;
+//! - [`state`]: the state of a game, hidden cards included;
+//! - [`event`]: the events the log records;
+//! - [`moves`]: moves (and the requests they come from) and commands;
+//! - [`error`]: why the rules refuse a command;
+//! - [`legal`]: which moves a seat may make;
+//! - `turn` (private): how a turn ends, for `decide` and `apply`;
+//! - [`decide`](mod@decide): a command checked against the state, and the events it causes;
+//! - [`apply`](mod@apply): an event folded into the state, and `execute` (decide, then apply);
+//! - [`replay`](mod@replay): a log re-decided command by command and compared with the rules;
 //! - [`shuffle`]: the commitment, the effective seed and the audited Fisher–Yates shuffle;
 //! - [`score`]: points of cards, columns and grids;
-//! - [`game`]: the state, commands, events, moves, options, errors, and `decide` / `apply`;
 //! - [`view`](mod@view): what each viewer may see (the only place that redacts) and the bots' observation;
-//! - [`bots`]: the `random` and `greedy` strategies.
+//! - [`bots`]: the `random` and `greedy` strategies, and the driver that plays bot turns.
 //!
 //! The server keeps the secrets ([`Secrets`]: the server seed, explicit decks) and the clock: it
-//! passes the secrets to [`decide`] and the time of each log entry to [`apply`].
+//! passes the secrets to [`decide()`] and the time of each log entry to [`apply()`].
 
+pub mod apply;
 pub mod bots;
 pub mod cards;
-pub mod game;
+pub mod decide;
+pub mod error;
+pub mod event;
+pub mod inputs;
+pub mod legal;
+pub mod moves;
+pub mod replay;
+pub mod rules;
 pub mod score;
 pub mod shuffle;
+pub mod state;
+pub mod time;
+mod turn;
 pub mod view;
 
-pub use bots::{BotKind, choose};
+pub use apply::{apply, execute};
+pub use bots::{BotKind, choose, play_bot_turns};
 pub use cards::{Card, Position, Rank, Suit, UnknownCard, canonical_deck, parse_deck};
-pub use game::{
-    ClientSeed, Command, Drawn, EndReason, Event, FlipRule, HoleResult, InvalidTimestamp,
-    LOG_FORMAT, MAX_TURNS_PER_SEAT, Move, MoveKind, MoveList, MoveRequest, Player, PlayerName,
-    RuleError, Rules, RulesInput, Seat, Secrets, Source, Stage, State, Status, Timestamp, apply,
-    check_game_size, check_join, decide, legal_move_list, legal_moves, parse_move,
-};
+pub use decide::{Secrets, check_join, decide};
+pub use error::RuleError;
+pub use event::Event;
+pub use inputs::{ClientSeed, PlayerName};
+pub use legal::{MoveList, legal_move_list, legal_moves};
+pub use moves::{Command, Move, MoveKind, MoveRequest, Source, parse_move};
+pub use replay::{LoggedEvent, ReplayError, replay, replay_prefix};
+pub use rules::{FlipRule, LOG_FORMAT, MAX_TURNS_PER_SEAT, Rules, RulesInput, check_game_size};
 pub use score::{card_points, column_score, grid_score};
+pub use state::{Drawn, EndReason, HoleResult, Player, Seat, Stage, State, Status};
+pub use time::{InvalidTimestamp, Timestamp};
 pub use view::{DrawnView, Observation, PlayerView, View, Viewer, observe, redact_event, view};

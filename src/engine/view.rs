@@ -10,10 +10,12 @@ use uuid::Uuid;
 
 use super::bots::BotKind;
 use super::cards::Card;
-use super::game::{
-    Event, HoleResult, Move, MoveList, Rules, Seat, Source, Stage, State, Status, Timestamp,
-    legal_move_list, legal_moves,
-};
+use super::event::Event;
+use super::legal::{MoveList, legal_move_list, legal_moves};
+use super::moves::{Move, Source};
+use super::rules::Rules;
+use super::state::{HoleResult, Seat, Stage, State, Status};
+use super::time::Timestamp;
 
 /// Who is looking.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

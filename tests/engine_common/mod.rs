@@ -3,7 +3,7 @@
 
 use golf_server::engine::{
     Card, ClientSeed, Command, Event, FlipRule, Move, PlayerName, Position, RuleError, Rules, Seat,
-    Secrets, Source, State, Timestamp, apply, canonical_deck, decide, shuffle,
+    Secrets, Source, State, Timestamp, canonical_deck, execute, shuffle,
 };
 use uuid::Uuid;
 
@@ -15,18 +15,20 @@ pub struct Game {
     pub state: State,
     pub secrets: Secrets,
     pub events: Vec<Event>,
+    /// The time each of `events` was logged at.
+    pub times: Vec<Timestamp>,
+    /// The time of the last command, one tick per command.
     pub clock: i64,
 }
 
 impl Game {
-    /// Runs a command through decide and applies its events; returns them.
+    /// Executes a command, its events logged one tick after the last command; returns them.
     pub fn run(&mut self, command: &Command) -> Result<Vec<Event>, RuleError> {
-        let events = decide(&self.state, command, &self.secrets)?;
-        for event in &events {
-            self.clock += 1;
-            apply(&mut self.state, event, Timestamp(self.clock));
-        }
+        let at = Timestamp(self.clock + 1);
+        let events = execute(&mut self.state, command, &self.secrets, at)?;
+        self.clock += 1;
         self.events.extend(events.iter().cloned());
+        self.times.extend(events.iter().map(|_| at));
         Ok(events)
     }
 
@@ -95,6 +97,7 @@ pub fn created(seats: u8, holes: u8, rules: Rules, decks: Vec<[Card; 52]>) -> Ga
             decks: decks.clone(),
         },
         events: Vec::new(),
+        times: Vec::new(),
         clock: 0,
     };
     game.run(&Command::Create {

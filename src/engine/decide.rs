@@ -1,0 +1,293 @@
+//! [`decide`]: a [`Command`] checked against the [`State`], and the events it causes; the
+//! [`Secrets`] it needs to deal, reshuffle and end a game.
+
+use std::fmt;
+
+use uuid::Uuid;
+
+use super::bots::BotKind;
+use super::cards::Card;
+use super::error::RuleError;
+use super::event::Event;
+use super::inputs::{ClientSeed, PlayerName};
+use super::legal::{check_turn, check_values};
+use super::moves::{Command, Move, Source};
+use super::rules::{LOG_FORMAT, Rules, check_game_size};
+use super::score::grid_score;
+use super::shuffle;
+use super::state::{Seat, State, Status};
+use super::turn::{TurnEnd, flip_follows, turn_end};
+
+/// The secret inputs of a game, kept by the server outside the log.
+pub struct Secrets {
+    /// The 32 random bytes committed to at creation and revealed at the end.
+    pub server_seed: [u8; 32],
+    /// Explicit deal orders of holes 1, 2, ... for a stacked game (may cover fewer holes).
+    pub decks: Vec<[Card; 52]>,
+}
+
+impl fmt::Debug for Secrets {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secrets { .. }")
+    }
+}
+
+/// Checks `command` against `state` and returns the events it causes, in log order.
+///
+/// `secrets` is a separate argument because the server seed must stay secret until the game
+/// ends, while `State` is rebuilt from the public log and so may hold nothing secret that the
+/// log does not. Only the commands that deal a hole, reshuffle the stock or end the game read it
+/// (the dealt order, the reshuffled order and the seed then go into the events, so
+/// [`apply`](fn@super::apply) never needs it).
+pub fn decide(
+    state: &State,
+    command: &Command,
+    secrets: &Secrets,
+) -> Result<Vec<Event>, RuleError> {
+    match command {
+        Command::Create {
+            game_id,
+            seats,
+            holes,
+            rules,
+            commitment,
+            stacked,
+        } => decide_create(state, *game_id, *seats, *holes, rules, commitment, *stacked),
+        Command::Join {
+            name,
+            bot,
+            client_seed,
+        } => decide_join(state, name, *bot, client_seed, secrets),
+        Command::Play { seat, mv } => decide_play(state, *seat, mv, secrets),
+    }
+}
+
+fn decide_create(
+    state: &State,
+    game_id: Uuid,
+    seats: u8,
+    holes: u8,
+    rules: &Rules,
+    commitment: &str,
+    stacked: bool,
+) -> Result<Vec<Event>, RuleError> {
+    if state.game_id.is_some() {
+        return Err(RuleError::AlreadyCreated);
+    }
+    check_game_size(i64::from(seats), i64::from(holes))?;
+    let rules = Rules::resolve(
+        seats,
+        Some(rules.final_turns),
+        Some(rules.flip_after_discard),
+        Some(rules.max_turns_per_hole),
+    )?;
+    Ok(vec![Event::GameCreated {
+        game_id,
+        format: LOG_FORMAT.to_owned(),
+        seats,
+        holes,
+        rules,
+        commitment: commitment.to_owned(),
+        stacked,
+    }])
+}
+
+/// The seat a join would take, or why the game takes no more players. Checked before the
+/// joiner's name and seed, as API.md ranks a conflict with the game's state (409) before a bad
+/// value (422).
+pub fn check_join(state: &State) -> Result<Seat, RuleError> {
+    if state.game_id.is_none() {
+        return Err(RuleError::NotCreated);
+    }
+    let seat = state.players.len();
+    if state.status != Status::Waiting || seat >= usize::from(state.seats) {
+        return Err(RuleError::GameFull);
+    }
+    Ok(seat as Seat)
+}
+
+fn decide_join(
+    state: &State,
+    name: &PlayerName,
+    bot: Option<BotKind>,
+    client_seed: &ClientSeed,
+    secrets: &Secrets,
+) -> Result<Vec<Event>, RuleError> {
+    let seat = usize::from(check_join(state)?);
+    let mut events = vec![Event::PlayerJoined {
+        seat: seat as Seat,
+        name: name.clone(),
+        bot,
+        client_seed: client_seed.clone(),
+    }];
+    if seat + 1 == usize::from(state.seats) {
+        let client_seeds = state
+            .players
+            .iter()
+            .map(|p| p.client_seed.as_str())
+            .chain([client_seed.as_str()]);
+        let seed = shuffle::effective_seed(&secrets.server_seed, client_seeds);
+        events.push(deal(state, 1, &seed, secrets));
+    }
+    Ok(events)
+}
+
+/// The effective seed `S` of a game whose seats are all taken.
+fn seed_of(state: &State, secrets: &Secrets) -> [u8; 32] {
+    shuffle::effective_seed(
+        &secrets.server_seed,
+        state.players.iter().map(|p| p.client_seed.as_str()),
+    )
+}
+
+/// The `hole_dealt` event of `hole`: an explicit deck of a stacked game, else shuffle 0 under `seed`.
+fn deal(state: &State, hole: u8, seed: &[u8; 32], secrets: &Secrets) -> Event {
+    let explicit = secrets
+        .decks
+        .get(usize::from(hole) - 1)
+        .filter(|_| state.stacked);
+    let deck = match explicit {
+        Some(deck) => *deck,
+        None => shuffle::deal_order(seed, u32::from(hole)),
+    };
+    Event::HoleDealt {
+        hole,
+        dealer: (hole - 1) % state.seats,
+        discard: deck[6 * usize::from(state.seats)],
+        deck,
+    }
+}
+
+fn decide_play(
+    state: &State,
+    seat: Seat,
+    mv: &Move,
+    secrets: &Secrets,
+) -> Result<Vec<Event>, RuleError> {
+    check_turn(state, seat, mv.kind())?;
+    check_values(state, seat, mv)?;
+    let player = &state.players[usize::from(seat)];
+    let wrong_stage = || RuleError::WrongStage {
+        kind: mv.kind(),
+        stage: state.stage,
+    };
+    let mut events = Vec::with_capacity(3);
+    match *mv {
+        Move::Reveal { positions } => events.push(Event::CardsRevealed {
+            seat,
+            positions,
+            cards: positions.map(|p| player.grid[p.index()]),
+        }),
+        Move::Draw { source } => {
+            let card = match (source, state.stock.last()) {
+                (Source::Stock, Some(&card)) => card,
+                (Source::Stock, None) => {
+                    let (_, below_top) = state.discard.split_last().ok_or_else(wrong_stage)?;
+                    let shuffle = state.shuffles + 1;
+                    let seed = seed_of(state, secrets);
+                    let order =
+                        shuffle::reshuffle(&seed, u32::from(state.hole), shuffle, below_top);
+                    let card = *order.first().ok_or_else(wrong_stage)?;
+                    events.push(Event::StockReshuffled {
+                        hole: state.hole,
+                        shuffle,
+                        order,
+                    });
+                    card
+                }
+                (Source::Discard, _) => *state.discard.last().ok_or_else(wrong_stage)?,
+            };
+            events.push(Event::CardDrawn { seat, source, card });
+        }
+        Move::Swap { position } => {
+            let drawn = state.drawn.ok_or_else(wrong_stage)?;
+            events.push(Event::CardSwapped {
+                seat,
+                position,
+                card: drawn.card,
+                replaced: player.grid[position.index()],
+            });
+            let mut grid = player.grid;
+            grid[position.index()] = drawn.card;
+            let completed =
+                player.face_up_count() + usize::from(!player.face_up[position.index()]) == 6;
+            end_turn(state, seat, grid, completed, secrets, &mut events);
+        }
+        Move::Discard => {
+            let drawn = state.drawn.ok_or_else(wrong_stage)?;
+            events.push(Event::CardDiscarded {
+                seat,
+                card: drawn.card,
+            });
+            if !flip_follows(state, seat) {
+                end_turn(state, seat, player.grid, false, secrets, &mut events);
+            }
+        }
+        Move::Flip { position } => {
+            events.push(Event::CardFlipped {
+                seat,
+                position,
+                card: player.grid[position.index()],
+            });
+            let completed = player.face_up_count() + 1 == 6;
+            end_turn(state, seat, player.grid, completed, secrets, &mut events);
+        }
+        Move::Pass => {
+            events.push(Event::FlipDeclined { seat });
+            end_turn(state, seat, player.grid, false, secrets, &mut events);
+        }
+    }
+    Ok(events)
+}
+
+/// Adds what follows the end of `seat`'s turn, `grid` being its grid after the turn: when the
+/// hole is over, `hole_ended` and then the next deal or `game_ended`.
+fn end_turn(
+    state: &State,
+    seat: Seat,
+    grid: [Card; 6],
+    completed: bool,
+    secrets: &Secrets,
+    events: &mut Vec<Event>,
+) {
+    let TurnEnd::HoleOver(reason) = turn_end(state, seat, completed) else {
+        return;
+    };
+    let grids: Vec<[Card; 6]> = state
+        .players
+        .iter()
+        .enumerate()
+        .map(|(s, p)| if s == usize::from(seat) { grid } else { p.grid })
+        .collect();
+    let scores: Vec<i32> = grids.iter().map(grid_score).collect();
+    let totals: Vec<i32> = state
+        .players
+        .iter()
+        .zip(&scores)
+        .map(|(p, score)| p.total + score)
+        .collect();
+    events.push(Event::HoleEnded {
+        hole: state.hole,
+        reason,
+        grids,
+        scores,
+    });
+    if state.hole < state.holes {
+        events.push(deal(
+            state,
+            state.hole + 1,
+            &seed_of(state, secrets),
+            secrets,
+        ));
+    } else {
+        let best = totals.iter().copied().min().unwrap_or_default();
+        let winners = (0..state.seats)
+            .filter(|&s| totals[usize::from(s)] == best)
+            .collect();
+        events.push(Event::GameEnded {
+            totals,
+            winners,
+            seed: hex::encode(secrets.server_seed),
+        });
+    }
+}

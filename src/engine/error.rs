@@ -1,0 +1,119 @@
+//! [`RuleError`]: why the rules refuse a command, with its stable code.
+
+use super::cards::{Card, Position};
+use super::moves::MoveKind;
+use super::state::{Seat, Stage};
+
+/// Why a command is refused. [`RuleError::code`] is the stable machine-readable code, `Display` a
+/// sentence for people that names only cards the caller may see (the HTTP layer decides the
+/// status).
+#[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
+pub enum RuleError {
+    /// A command other than `Create` on a game that does not exist.
+    #[error("There is no such game.")]
+    NotCreated,
+    /// `Create` on a game that exists.
+    #[error("This game already exists.")]
+    AlreadyCreated,
+    /// Every seat is taken.
+    #[error("Every seat of this game is taken.")]
+    GameFull,
+    /// A move before every seat is taken.
+    #[error("The game has not started: seats are still free.")]
+    GameNotStarted,
+    /// A move after the last hole.
+    #[error("The game is finished.")]
+    GameFinished,
+    /// A move by a seat the game does not have.
+    #[error("This game has no seat {0}.")]
+    NoSuchSeat(Seat),
+    /// Another seat is to play.
+    #[error("It is seat {current}'s turn, not seat {seat}'s.")]
+    NotYourTurn {
+        /// Who tried.
+        seat: Seat,
+        /// Who is to play.
+        current: Seat,
+    },
+    /// Nobody is to play, or the stage takes no move of this type.
+    #[error("You cannot {kind} now: {}.", stage_phrase(.stage))]
+    WrongStage {
+        /// The move tried.
+        kind: MoveKind,
+        /// The stage.
+        stage: Option<Stage>,
+    },
+    /// The seat already revealed its two cards this hole.
+    #[error("Seat {0} has already revealed its two cards: wait for the others.")]
+    AlreadyRevealed(Seat),
+    /// A position outside 0..5.
+    #[error("Position {0} is out of range: positions are 0 to 5.")]
+    PositionOutOfRange(i64),
+    /// A reveal naming the same position twice.
+    #[error("A reveal names two different positions, not position {0} twice.")]
+    DuplicatePositions(Position),
+    /// A reveal naming other than two positions.
+    #[error("A reveal names exactly two positions, not {0}.")]
+    InvalidReveal(usize),
+    /// A flip of a face-up card.
+    #[error("The card at position {0} is already face up.")]
+    PositionAlreadyRevealed(Position),
+    /// A discard of a card taken from the discard pile.
+    #[error("You took the {0} from the discard pile: you must swap it into your grid.")]
+    MustSwapDiscardDraw(Card),
+    /// A pass under `flip_after_discard: always`.
+    #[error("The rules require a flip after a discard: turn one of your face-down cards face up.")]
+    FlipRequired,
+    /// A name that breaks the rules for names.
+    #[error("Invalid name: {0}.")]
+    InvalidName(String),
+    /// A client seed that breaks the rules for client seeds.
+    #[error("Invalid client seed: {0}.")]
+    InvalidClientSeed(String),
+    /// A deck that is not a permutation of the 52 cards.
+    #[error("Invalid deck: {0}.")]
+    InvalidDeck(String),
+    /// Seats, holes or rules out of range.
+    #[error("Invalid game options: {0}.")]
+    InvalidGameOptions(String),
+}
+
+fn stage_phrase(stage: &Option<Stage>) -> &'static str {
+    match stage {
+        None => "the game has not started",
+        Some(Stage::Reveal) => "nobody's turn has started, every player first reveals two cards",
+        Some(Stage::Draw) => "the turn starts with a draw",
+        Some(Stage::Place) => {
+            "the drawn card must be swapped, or discarded if it came from the stock"
+        }
+        Some(Stage::Flip) => "the turn ends with a flip of a face-down card, or a pass if allowed",
+        Some(Stage::HoleOver) => "the hole is over",
+    }
+}
+
+impl RuleError {
+    /// The stable snake_case code of API.md's problem documents.
+    pub const fn code(&self) -> &'static str {
+        match self {
+            RuleError::NotCreated => "not_found",
+            RuleError::AlreadyCreated => "game_exists",
+            RuleError::GameFull => "game_full",
+            RuleError::GameNotStarted => "game_not_started",
+            RuleError::GameFinished => "game_finished",
+            RuleError::NoSuchSeat(_) => "no_such_seat",
+            RuleError::NotYourTurn { .. } => "not_your_turn",
+            RuleError::WrongStage { .. } => "wrong_stage",
+            RuleError::AlreadyRevealed(_) => "already_revealed",
+            RuleError::PositionOutOfRange(_) => "position_out_of_range",
+            RuleError::DuplicatePositions(_) => "duplicate_positions",
+            RuleError::InvalidReveal(_) => "invalid_reveal",
+            RuleError::PositionAlreadyRevealed(_) => "position_already_revealed",
+            RuleError::MustSwapDiscardDraw(_) => "must_swap_discard_draw",
+            RuleError::FlipRequired => "flip_required",
+            RuleError::InvalidName(_) => "invalid_name",
+            RuleError::InvalidClientSeed(_) => "invalid_client_seed",
+            RuleError::InvalidDeck(_) => "invalid_deck",
+            RuleError::InvalidGameOptions(_) => "invalid_game_options",
+        }
+    }
+}

@@ -1,0 +1,250 @@
+//! What players ask for: a [`Move`] (as a client sends it: [`MoveRequest`], checked by
+//! [`parse_move`]), its [`MoveKind`] and [`Source`], and the [`Command`]s the game takes.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::bots::BotKind;
+use super::cards::Position;
+use super::error::RuleError;
+use super::inputs::{ClientSeed, PlayerName};
+use super::legal::check_turn;
+use super::rules::Rules;
+use super::state::{Seat, State};
+
+/// Where a card is drawn from.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// The face-down stock: only the drawer sees the card.
+    Stock,
+    /// The face-up discard pile: the card is public.
+    Discard,
+}
+
+/// A move, in the format of API.md (`{"type": "reveal", "positions": [p, q]}`, ...).
+///
+/// Positions are [`Position`]s, so a `Move` never holds an out-of-range index: clients' moves
+/// arrive as a [`MoveRequest`] and become a `Move` through [`parse_move`] (or `TryFrom`), which
+/// reports `position_out_of_range` as a [`RuleError`]. Deserializing a `Move` directly goes
+/// through [`MoveRequest`] too (so unknown fields are refused), and reports such errors as plain
+/// serde errors.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case", try_from = "MoveRequest")]
+#[schema(description = "A move the caller may make now, in the format that POST /moves takes.")]
+pub enum Move {
+    /// The initial reveal of two of the player's own face-down cards.
+    Reveal {
+        /// Two distinct positions.
+        positions: [Position; 2],
+    },
+    /// Draws a card.
+    Draw {
+        /// `stock` or `discard`.
+        source: Source,
+    },
+    /// Places the drawn card at `position`, face up; the card that was there is discarded.
+    Swap {
+        /// Where the drawn card goes.
+        position: Position,
+    },
+    /// Discards the drawn card (only a card drawn from the stock).
+    Discard,
+    /// Turns a face-down card face up after a discard (flip rule `optional` or `always`).
+    Flip {
+        /// A face-down position.
+        position: Position,
+    },
+    /// Declines the flip (flip rule `optional`).
+    Pass,
+}
+
+/// The type of a move, without its values.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum MoveKind {
+    /// `reveal`
+    Reveal,
+    /// `draw`
+    Draw,
+    /// `swap`
+    Swap,
+    /// `discard`
+    Discard,
+    /// `flip`
+    Flip,
+    /// `pass`
+    Pass,
+}
+
+impl MoveKind {
+    /// Every kind, in the order [`legal_moves`](super::legal_moves) lists them.
+    pub const ALL: [MoveKind; 6] = [
+        MoveKind::Reveal,
+        MoveKind::Draw,
+        MoveKind::Swap,
+        MoveKind::Discard,
+        MoveKind::Flip,
+        MoveKind::Pass,
+    ];
+
+    /// The `type` of the move in JSON.
+    pub const fn name(self) -> &'static str {
+        match self {
+            MoveKind::Reveal => "reveal",
+            MoveKind::Draw => "draw",
+            MoveKind::Swap => "swap",
+            MoveKind::Discard => "discard",
+            MoveKind::Flip => "flip",
+            MoveKind::Pass => "pass",
+        }
+    }
+}
+
+impl fmt::Display for MoveKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Move {
+    /// The type of this move.
+    pub const fn kind(&self) -> MoveKind {
+        match self {
+            Move::Reveal { .. } => MoveKind::Reveal,
+            Move::Draw { .. } => MoveKind::Draw,
+            Move::Swap { .. } => MoveKind::Swap,
+            Move::Discard => MoveKind::Discard,
+            Move::Flip { .. } => MoveKind::Flip,
+            Move::Pass => MoveKind::Pass,
+        }
+    }
+}
+
+/// A move as a client sends it: the shape of [`Move`] with positions still raw integers, so that
+/// a request of the right shape parses (a 400 otherwise) and its values are judged by
+/// [`parse_move`] (a 422 `position_out_of_range` / `invalid_reveal`). `discard` and `pass` are
+/// empty struct variants so that serde rejects unknown fields on them too.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[schema(description = "A move. Positions are 0 to 5, row-major: top row 0 1 2, bottom row 3 4 5.")]
+pub enum MoveRequest {
+    /// `{"type": "reveal", "positions": [p, q]}`
+    Reveal {
+        /// Exactly two distinct positions 0..5.
+        positions: Vec<i64>,
+    },
+    /// `{"type": "draw", "source": "stock" | "discard"}`
+    Draw {
+        /// `stock` or `discard`.
+        source: Source,
+    },
+    /// `{"type": "swap", "position": p}`
+    Swap {
+        /// 0..5
+        position: i64,
+    },
+    /// `{"type": "discard"}`
+    Discard {},
+    /// `{"type": "flip", "position": p}`
+    Flip {
+        /// 0..5
+        position: i64,
+    },
+    /// `{"type": "pass"}`
+    Pass {},
+}
+
+impl MoveRequest {
+    /// The type of the requested move.
+    pub const fn kind(&self) -> MoveKind {
+        match self {
+            MoveRequest::Reveal { .. } => MoveKind::Reveal,
+            MoveRequest::Draw { .. } => MoveKind::Draw,
+            MoveRequest::Swap { .. } => MoveKind::Swap,
+            MoveRequest::Discard {} => MoveKind::Discard,
+            MoveRequest::Flip { .. } => MoveKind::Flip,
+            MoveRequest::Pass {} => MoveKind::Pass,
+        }
+    }
+}
+
+impl TryFrom<&MoveRequest> for Move {
+    type Error = RuleError;
+
+    /// Checks the values only: positions in range, two positions in a reveal.
+    fn try_from(request: &MoveRequest) -> Result<Move, RuleError> {
+        Ok(match request {
+            MoveRequest::Reveal { positions } => match positions.as_slice() {
+                [p, q] => Move::Reveal {
+                    positions: [Position::try_from(*p)?, Position::try_from(*q)?],
+                },
+                other => return Err(RuleError::InvalidReveal(other.len())),
+            },
+            MoveRequest::Draw { source } => Move::Draw { source: *source },
+            MoveRequest::Swap { position } => Move::Swap {
+                position: Position::try_from(*position)?,
+            },
+            MoveRequest::Discard {} => Move::Discard,
+            MoveRequest::Flip { position } => Move::Flip {
+                position: Position::try_from(*position)?,
+            },
+            MoveRequest::Pass {} => Move::Pass,
+        })
+    }
+}
+
+impl TryFrom<MoveRequest> for Move {
+    type Error = RuleError;
+
+    /// As for `&MoveRequest`.
+    fn try_from(request: MoveRequest) -> Result<Move, RuleError> {
+        Move::try_from(&request)
+    }
+}
+
+/// Turns a client's request into a [`Move`] of `seat`, reporting errors in API.md's order: the
+/// game's state, then whose turn it is, then the stage, and only then the values
+/// (`position_out_of_range`, `invalid_reveal`). [`decide`](fn@super::decide) checks the rest.
+pub fn parse_move(state: &State, seat: Seat, request: &MoveRequest) -> Result<Move, RuleError> {
+    check_turn(state, seat, request.kind())?;
+    Move::try_from(request)
+}
+
+/// What a client (or the server on its behalf) asks the game to do.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Command {
+    /// Creates the game; only on `State::default()`.
+    Create {
+        /// The game's id.
+        game_id: Uuid,
+        /// 2 to 4.
+        seats: u8,
+        /// 1 to 18.
+        holes: u8,
+        /// Resolved options.
+        rules: Rules,
+        /// `hex(SHA-256(server_seed))`.
+        commitment: String,
+        /// Whether `Secrets::decks` holds explicit decks.
+        stacked: bool,
+    },
+    /// Takes the next free seat; taking the last one deals hole 1.
+    Join {
+        /// The player's name.
+        name: PlayerName,
+        /// The strategy, for a bot.
+        bot: Option<BotKind>,
+        /// The player's entropy (`""` for none and for bots).
+        client_seed: ClientSeed,
+    },
+    /// A move by `seat`.
+    Play {
+        /// Who moves.
+        seat: Seat,
+        /// The move.
+        mv: Move,
+    },
+}

@@ -1,0 +1,189 @@
+//! The state of a game, hidden cards included ([`State`], its [`Player`]s, [`Status`] and
+//! [`Stage`]): server-side only, rebuilt from the log by [`apply`](fn@super::apply).
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::bots::BotKind;
+use super::cards::Card;
+use super::inputs::{ClientSeed, PlayerName};
+use super::moves::Source;
+use super::rules::Rules;
+use super::time::Timestamp;
+
+/// A seat number, `0..seats`, clockwise.
+pub type Seat = u8;
+
+/// Where a game is in its life.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Seats are still free.
+    #[default]
+    Waiting,
+    /// Every seat is taken; holes are being played.
+    Playing,
+    /// The last hole is scored.
+    Finished,
+}
+
+impl Status {
+    /// The status's name in JSON and in the store (`"waiting"`, `"playing"`, `"finished"`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Status::Waiting => "waiting",
+            Status::Playing => "playing",
+            Status::Finished => "finished",
+        }
+    }
+}
+
+/// The stage of the current hole.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// The initial reveal: every seat that has not revealed two cards may do so; nobody's turn.
+    Reveal,
+    /// The current seat draws.
+    Draw,
+    /// The current seat swaps the drawn card, or discards it if it came from the stock.
+    Place,
+    /// The current seat flips a face-down card (or passes, under `optional`).
+    Flip,
+    /// The hole is over (and, once finished, the game).
+    HoleOver,
+}
+
+/// Why a hole ended.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    /// A grid was all face up: after the final turns, if any, or when the turn cap cut them
+    /// short, since a grid was complete by then.
+    GridComplete,
+    /// `max_turns_per_hole` turns were played.
+    TurnCap,
+}
+
+/// The card a seat has drawn and not yet placed.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Drawn {
+    /// Who drew it.
+    pub seat: Seat,
+    /// Where from.
+    pub source: Source,
+    /// The card (secret from the others when drawn from the stock).
+    pub card: Card,
+}
+
+/// A finished hole: every grid face up and its score.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, ToSchema)]
+pub struct HoleResult {
+    /// The hole, from 1.
+    pub hole: u8,
+    /// Why it ended.
+    pub reason: EndReason,
+    /// Each seat's six cards, in seat order.
+    #[schema(value_type = Vec<Vec<Card>>)]
+    pub grids: Vec<[Card; 6]>,
+    /// Each seat's score for the hole, in seat order.
+    pub scores: Vec<i32>,
+}
+
+/// One seated player, with everything the server knows about their grid.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Player {
+    /// The name.
+    pub name: PlayerName,
+    /// The strategy, for a bot.
+    pub bot: Option<BotKind>,
+    /// The client seed (public).
+    pub client_seed: ClientSeed,
+    /// The six cards of the current hole, face up or not (meaningless before the first deal).
+    pub grid: [Card; 6],
+    /// Which of the six cards are face up.
+    pub face_up: [bool; 6],
+    /// Whether the player has made the initial reveal of this hole.
+    pub revealed: bool,
+    /// The score of each finished hole.
+    pub hole_scores: Vec<i32>,
+    /// The sum of `hole_scores`.
+    pub total: i32,
+}
+
+impl Player {
+    /// How many of the six cards are face up.
+    pub fn face_up_count(&self) -> usize {
+        self.face_up.iter().filter(|&&up| up).count()
+    }
+
+    /// Whether all six cards are face up.
+    pub fn grid_complete(&self) -> bool {
+        self.face_up.iter().all(|&up| up)
+    }
+}
+
+/// The complete state of a game, hidden cards included: it is server-side only, and
+/// [`view`](mod@super::view) decides what each viewer sees. `State::default()` is "no game yet".
+#[derive(Clone, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+pub struct State {
+    /// Number of events applied (the `seq` of the last log entry).
+    pub version: u64,
+    /// The game's id, once created.
+    pub game_id: Option<Uuid>,
+    /// Number of seats.
+    pub seats: u8,
+    /// Number of holes.
+    pub holes: u8,
+    /// The rule options.
+    pub rules: Rules,
+    /// `hex(SHA-256(server_seed))`.
+    pub commitment: String,
+    /// Whether explicit decks were given at creation.
+    pub stacked: bool,
+    /// Waiting, playing or finished.
+    pub status: Status,
+    /// The seated players, in seat order.
+    pub players: Vec<Player>,
+    /// The current hole, from 1 (0 before the first deal).
+    pub hole: u8,
+    /// The dealer of the current hole.
+    pub dealer: Seat,
+    /// The stage of the current hole (`None` before the first deal).
+    pub stage: Option<Stage>,
+    /// Whose turn it is (`None` during the reveal and between holes).
+    pub current_seat: Option<Seat>,
+    /// When `current_seat` got the turn.
+    pub turn_started_at: Option<Timestamp>,
+    /// The stock, top card last.
+    pub stock: Vec<Card>,
+    /// The discard pile, top card last.
+    pub discard: Vec<Card>,
+    /// The card drawn and not yet placed.
+    pub drawn: Option<Drawn>,
+    /// Turns played in this hole.
+    pub turns: u32,
+    /// During final turns, how many remain.
+    pub final_turns_left: Option<u8>,
+    /// Reshuffles done in this hole.
+    pub shuffles: u32,
+    /// The last finished hole.
+    pub last_hole: Option<HoleResult>,
+    /// The winning seats, once finished.
+    pub winners: Option<Vec<Seat>>,
+    /// The server seed in lowercase hex, once finished.
+    pub seed: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_status_is_named_as_in_json() {
+        for status in [Status::Waiting, Status::Playing, Status::Finished] {
+            assert_eq!(serde_json::to_value(status).unwrap(), status.name());
+        }
+    }
+}
