@@ -1,11 +1,10 @@
 //! Auditing stored games: every log's hash chain, and its replay through the rules engine
 //! against the stored projection (`golf-server check-db`).
 
-use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::engine::{self, Event, LoggedEvent, ReplayError, Secrets, State, Timestamp, parse_deck};
-use crate::store::{Entry, EventStore, GameRecord, StoreError, load_log, verify_chain};
+use crate::store::codec::{projection_state, rebuild, secrets_of};
+use crate::store::{EventStore, StoreError, load_log, verify_chain};
 
 /// Games read per page while walking the database.
 const PAGE: i64 = 500;
@@ -28,80 +27,6 @@ pub struct GameProblem {
     pub game_id: Uuid,
     /// What is wrong.
     pub problem: String,
-}
-
-/// The engine event and time of a stored entry; fails naming the entry when it is not an event
-/// of the log format. The failure names the entry and not what it holds: serde's message would
-/// quote the value it could not read, which may be a card.
-pub fn entry_event(entry: &Entry) -> Result<(Event, Timestamp), String> {
-    let event = serde_json::from_value(json!({"type": entry.kind, "data": entry.data}))
-        .map_err(|_| format!("entry {} ({}) is not a log event", entry.seq, entry.kind))?;
-    let at = Timestamp::parse(&entry.at)
-        .map_err(|error| format!("entry {} has a bad time: {error}", entry.seq))?;
-    Ok((event, at))
-}
-
-/// The state a stored projection holds. A failure names the game and the kind of fault, never
-/// serde's message, which may quote a stored card.
-pub fn projection_state(game_id: Uuid, projection: Value) -> Result<State, StoreError> {
-    serde_json::from_value(projection).map_err(|error| {
-        StoreError::Corrupt(format!(
-            "the projection of game {game_id} does not decode ({:?})",
-            error.classify()
-        ))
-    })
-}
-
-/// The secrets of a stored game: its server seed and its explicit decks, if stacked.
-pub fn secrets_of(record: &GameRecord) -> Result<Secrets, StoreError> {
-    let decks = match &record.decks {
-        None => Vec::new(),
-        Some(json) => serde_json::from_value::<Vec<Vec<String>>>(json.clone())
-            .ok()
-            .and_then(|decks| decks.iter().map(|deck| parse_deck(deck).ok()).collect())
-            .ok_or_else(|| StoreError::Corrupt(format!("decks of game {}", record.id)))?,
-    };
-    Ok(Secrets {
-        server_seed: record.server_seed,
-        decks,
-    })
-}
-
-/// Replays a whole stored log through the engine from the empty state, re-deciding every
-/// command it records (see [`engine::replay()`]).
-pub fn rebuild(entries: &[Entry], secrets: &Secrets) -> Result<State, String> {
-    decode_and_replay(entries, secrets, engine::replay)
-}
-
-/// As [`rebuild`], for the first entries of a log, cut after any entry (as a replay asks): the
-/// last command's events may be cut short.
-pub fn rebuild_prefix(entries: &[Entry], secrets: &Secrets) -> Result<State, String> {
-    decode_and_replay(entries, secrets, engine::replay_prefix)
-}
-
-/// Decodes the entries and replays them with `replay`. An entry that does not decode is
-/// reported only when the entries before it replay: the replay meets a fault in an earlier
-/// entry first.
-fn decode_and_replay(
-    entries: &[Entry],
-    secrets: &Secrets,
-    replay: fn(&[LoggedEvent], &Secrets) -> Result<State, ReplayError>,
-) -> Result<State, String> {
-    let mut log = Vec::with_capacity(entries.len());
-    for entry in entries {
-        match entry_event(entry) {
-            Ok((event, at)) => log.push(LoggedEvent {
-                seq: entry.seq,
-                event,
-                at,
-            }),
-            Err(undecodable) => {
-                engine::replay_prefix(&log, secrets).map_err(|error| error.to_string())?;
-                return Err(undecodable);
-            }
-        }
-    }
-    replay(&log, secrets).map_err(|error| error.to_string())
 }
 
 /// Checks every game in the store. A game whose row or log does not decode is reported as that
@@ -186,93 +111,4 @@ async fn check_game(
         Err(error) => problem(error),
     }
     Ok(entries.len() as u64)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::engine::{ClientSeed, Command, PlayerName, Rules, execute, shuffle};
-
-    /// The log of a two-seat game just dealt, as the store would hold it (without a real
-    /// chain), its secrets and its state.
-    fn dealt_entries() -> (Vec<Entry>, Secrets, State) {
-        let secrets = Secrets {
-            server_seed: [3; 32],
-            decks: Vec::new(),
-        };
-        let mut commands = vec![Command::Create {
-            game_id: Uuid::from_u128(1),
-            seats: 2,
-            holes: 1,
-            rules: Rules::resolve(2, None, None, None).unwrap(),
-            commitment: shuffle::commitment(&secrets.server_seed),
-            stacked: false,
-        }];
-        for name in ["Ada", "Bob"] {
-            commands.push(Command::Join {
-                name: PlayerName::parse(name).unwrap(),
-                bot: None,
-                client_seed: ClientSeed::default(),
-            });
-        }
-        let mut state = State::default();
-        let mut entries = Vec::new();
-        for command in &commands {
-            let at = Timestamp(entries.len() as i64);
-            for event in execute(&mut state, command, &secrets, at).unwrap() {
-                let json = serde_json::to_value(&event).unwrap();
-                entries.push(Entry {
-                    seq: entries.len() as i64 + 1,
-                    at: at.to_string(),
-                    kind: event.kind().to_owned(),
-                    data: json["data"].clone(),
-                    salt: String::new(),
-                    hash: String::new(),
-                });
-            }
-        }
-        (entries, secrets, state)
-    }
-
-    #[test]
-    fn a_stored_log_rebuilds_through_the_engine() {
-        let (entries, secrets, state) = dealt_entries();
-        assert_eq!(rebuild(&entries, &secrets), Ok(state));
-        assert_eq!(
-            rebuild(&entries[..3], &secrets),
-            Err(
-                "the log ends with entry 3 (player_joined) where the rules log hole_dealt next"
-                    .to_owned()
-            )
-        );
-        assert!(rebuild_prefix(&entries[..3], &secrets).is_ok());
-    }
-
-    #[test]
-    fn an_entry_that_is_no_log_event_is_refused_after_the_faults_before_it() {
-        // The decoding error names the entry, not serde's message, which would quote the value.
-        let (mut entries, secrets, _) = dealt_entries();
-        entries[1].data["name"] = json!("");
-        let error = rebuild(&entries, &secrets).expect_err("an empty name");
-        assert_eq!(error, "entry 2 (player_joined) is not a log event");
-        // A fault in an earlier entry is the one a replay meets first.
-        let (mut entries, secrets, _) = dealt_entries();
-        entries[1].data["seat"] = json!(1);
-        entries[3].data["deck"] = json!([]);
-        for rebuilt in [
-            rebuild(&entries, &secrets),
-            rebuild_prefix(&entries, &secrets),
-        ] {
-            assert_eq!(
-                rebuilt,
-                Err(
-                    "entry 2 (player_joined) is not what the rules decide: seat differs".to_owned()
-                )
-            );
-        }
-        assert_eq!(
-            rebuild(&entries[2..], &secrets),
-            Err("entry 3 (player_joined) is refused by the rules: not_found".to_owned())
-        );
-    }
 }

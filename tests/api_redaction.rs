@@ -6,9 +6,9 @@ mod common;
 use std::sync::Arc;
 
 use common::{Backend, Seat, TestApp, open_store, pick_move, spawn_app, stacked_deck};
-use golf_server::check;
 use golf_server::engine::{Card, Source, State, Status};
 use golf_server::store::EventStore;
+use golf_server::store::codec;
 use reqwest::Method;
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -73,8 +73,8 @@ impl Probe<'_> {
             .find(|entry| entry.kind == "hole_dealt")
             .map_or(0, |entry| entry.seq);
         let record = self.store.load_game(id).await.unwrap().unwrap();
-        let secrets = check::secrets_of(&record).unwrap();
-        (check::rebuild(&entries, &secrets).unwrap(), hole_start)
+        let secrets = codec::secrets_of(&record).unwrap();
+        (codec::rebuild(&entries, &secrets).unwrap(), hole_start)
     }
 
     /// Every response a viewer can get about the game now.

@@ -12,14 +12,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::{Backend, TestDatabase};
-use golf_server::check;
 use golf_server::engine::{
     self, BotKind, ClientSeed, Command, FlipRule, PlayerName, Rules, Secrets, State, Timestamp,
     shuffle,
 };
 use golf_server::store::{
     self, CreateIdempotency, Entry, EventStore, GameUpdate, LobbyCursor, MoveIdempotency, NewEvent,
-    NewGame, NewSeat, PoolOptions, StoreError, find_seat, verify_chain,
+    NewGame, NewSeat, PoolOptions, StoreError, codec, find_seat, verify_chain,
 };
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -891,7 +890,7 @@ async fn play_random_game(store: &dyn EventStore, number: u64, batch: usize) -> 
         private: false,
         stacked: false,
         decks: None,
-        status: status_of(&state),
+        status: state.status.name().to_owned(),
         projection: json!(state),
     };
     store.create_game(game, events, None).await.expect("create");
@@ -914,7 +913,7 @@ async fn play_random_game(store: &dyn EventStore, number: u64, batch: usize) -> 
             token_hash: None,
         };
         let update = GameUpdate {
-            status: status_of(&state),
+            status: state.status.name().to_owned(),
             projection: json!(state),
             new_seat: Some(taken),
         };
@@ -945,7 +944,7 @@ async fn play_random_game(store: &dyn EventStore, number: u64, batch: usize) -> 
             return (id, state);
         }
         let update = GameUpdate {
-            status: status_of(&state),
+            status: state.status.name().to_owned(),
             projection: json!(state),
             new_seat: None,
         };
@@ -963,24 +962,8 @@ fn run_command(
     secrets: &Secrets,
     at: Timestamp,
 ) -> Vec<NewEvent> {
-    let events = engine::decide(state, command, secrets).expect("a legal command");
-    events
-        .iter()
-        .map(|event| {
-            engine::apply(state, event, at);
-            let json = json!(event);
-            NewEvent {
-                kind: json["type"].as_str().expect("a type").to_owned(),
-                data: json["data"].clone(),
-                at: at.to_string(),
-            }
-        })
-        .collect()
-}
-
-/// The status column of a state: its name in the views.
-fn status_of(state: &State) -> String {
-    json!(state.status).as_str().expect("a name").to_owned()
+    let events = engine::execute(state, command, secrets, at).expect("a legal command");
+    codec::new_events(&events, at)
 }
 
 async fn rebuild_equals_projection_after_random_games(db: Arc<TestDb>) {
@@ -999,8 +982,8 @@ async fn rebuild_equals_projection_after_random_games(db: Arc<TestDb>) {
             verify_chain(&record.server_seed, &entries),
             Ok(record.head_hash)
         );
-        let secrets = check::secrets_of(&record).expect("the secrets");
-        let rebuilt = check::rebuild(&entries, &secrets).expect("the log replays");
+        let secrets = codec::secrets_of(&record).expect("the secrets");
+        let rebuilt = codec::rebuild(&entries, &secrets).expect("the log replays");
         let stored: State = serde_json::from_value(record.projection).expect("a projection");
         assert_eq!(rebuilt, stored, "game {number}");
         assert_eq!(rebuilt, played, "game {number}");

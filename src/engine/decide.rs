@@ -37,7 +37,7 @@ impl fmt::Debug for Secrets {
 /// `secrets` is a separate argument because the server seed must stay secret until the game
 /// ends, while `State` is rebuilt from the public log and so may hold nothing secret that the
 /// log does not. Only the commands that deal a hole, reshuffle the stock or end the game read it
-/// (the dealt order, the reshuffled order and the seed then go into the events, so
+/// (the dealt order, the reshuffled order and the server seed then go into the events, so
 /// [`apply`](fn@super::apply) never needs it).
 pub fn decide(
     state: &State,

@@ -19,7 +19,7 @@ pub const HOLES: std::ops::RangeInclusive<i64> = 1..=18;
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum FlipRule {
-    /// No flip after a discard (the seed's rule).
+    /// No flip after a discard (the original rules).
     #[default]
     Never,
     /// After discarding a stock card the player may flip one face-down card, or pass.
@@ -52,7 +52,7 @@ pub struct Rules {
 }
 
 impl Default for Rules {
-    /// The seed's rules for two seats.
+    /// The original rules, for two seats.
     fn default() -> Rules {
         Rules {
             final_turns: false,

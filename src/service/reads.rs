@@ -3,7 +3,6 @@
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::check;
 use crate::engine::{self, State, Status, View, Viewer};
 use crate::service::credentials::{Credential, authenticate};
 use crate::service::paging::{check_limit, decode_cursor, encode_cursor};
@@ -53,7 +52,7 @@ impl GameService {
         if let Some(status @ (Status::Playing | Status::Finished)) = status {
             return Err(ServiceError::OutOfRange(format!(
                 "The lobby lists only waiting games, not {} ones.",
-                codec::status_name(status)
+                status.name()
             )));
         }
         let limit = check_limit(limit, 20, 100)?;
@@ -134,7 +133,7 @@ impl GameService {
     async fn state_at(&self, record: &GameRecord, seq: i64) -> Result<State, ServiceError> {
         let entries = store::load_log(self.store.as_ref(), record.id, seq).await?;
         let secrets = codec::secrets_of(record)?;
-        Ok(check::rebuild_prefix(&entries, &secrets).map_err(StoreError::Corrupt)?)
+        Ok(codec::rebuild_prefix(&entries, &secrets).map_err(StoreError::Corrupt)?)
     }
 }
 

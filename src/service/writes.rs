@@ -6,14 +6,11 @@
 
 use std::time::Duration;
 
-use rand::SeedableRng;
-use rand::rngs::StdRng;
-use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
 use crate::engine::{
     self, BotKind, Card, ClientSeed, Command, Event, MoveRequest, PlayerName, RuleError,
-    RulesInput, Seat, Secrets, State, Timestamp, View, Viewer,
+    RulesInput, Secrets, State, Timestamp, View, Viewer,
 };
 use crate::service::credentials::{Credential, Token, authenticate, random_bytes};
 use crate::service::{
@@ -116,7 +113,7 @@ impl GameService {
             stacked: !decks.is_empty(),
         };
         let mut state = State::default();
-        let events = decide_and_apply(&mut state, &command, &secrets, at)?;
+        let events = engine::execute(&mut state, &command, &secrets, at)?;
         let created = CreatedGame {
             view: engine::view(&state, Viewer::Spectator),
             host_token: host_token.0.clone(),
@@ -139,7 +136,7 @@ impl GameService {
             private: request.private,
             stacked: state.stacked,
             decks: request.decks.as_ref().map(to_json),
-            status: codec::status_name(state.status),
+            status: state.status.name().to_owned(),
             projection: codec::projection(&state),
         };
         match self
@@ -202,7 +199,7 @@ impl GameService {
                 events,
                 at,
                 update: GameUpdate {
-                    status: codec::status_name(state.status),
+                    status: state.status.name().to_owned(),
                     projection: codec::projection(&state),
                     new_seat: Some(new_seat),
                 },
@@ -252,7 +249,7 @@ impl GameService {
                 events,
                 at,
                 update: GameUpdate {
-                    status: codec::status_name(state.status),
+                    status: state.status.name().to_owned(),
                     projection: codec::projection(&state),
                     new_seat: None,
                 },
@@ -364,19 +361,6 @@ fn parse_decks(decks: &[Vec<String>]) -> Result<Vec<[Card; 52]>, RuleError> {
         .collect()
 }
 
-fn decide_and_apply(
-    state: &mut State,
-    command: &Command,
-    secrets: &Secrets,
-    at: Timestamp,
-) -> Result<Vec<Event>, RuleError> {
-    let events = engine::decide(state, command, secrets)?;
-    for event in &events {
-        engine::apply(state, event, at);
-    }
-    Ok(events)
-}
-
 /// Decides `command` on `state` and plays every bot turn it hands over.
 fn advance(
     state: &mut State,
@@ -385,47 +369,13 @@ fn advance(
     at: Timestamp,
 ) -> Result<Vec<Event>, ServiceError> {
     let secrets = codec::secrets_of(record)?;
-    let mut events = decide_and_apply(state, command, &secrets, at)?;
-    run_bots(state, &secrets, at, &mut events)
+    let mut events = engine::execute(state, command, &secrets, at)?;
+    let bot_events = engine::play_bot_turns(state, &secrets, at)
         // A bot only plays legal moves: a refusal is our bug, not the caller's mistake.
         // Its code only: the sentence may name the card the bot holds.
         .map_err(|error| {
             ServiceError::Internal(format!("a bot's move was refused: {}", error.code()))
         })?;
+    events.extend(bot_events);
     Ok(events)
-}
-
-/// Plays every bot turn that is due, recording each as ordinary events. Each bot's randomness is
-/// derived from the secret server seed and the log position, so it is reproducible by the server
-/// and unpredictable to players.
-fn run_bots(
-    state: &mut State,
-    secrets: &Secrets,
-    at: Timestamp,
-    events: &mut Vec<Event>,
-) -> Result<(), RuleError> {
-    while let Some((seat, bot)) = next_bot(state) {
-        let observation = engine::observe(state, seat);
-        let mut seed = Sha256::new();
-        seed.update(secrets.server_seed);
-        seed.update(b"golf-bot");
-        seed.update(state.version.to_be_bytes());
-        let mut rng = StdRng::from_seed(seed.finalize().into());
-        let mv = engine::choose(bot, &observation, &mut rng);
-        events.extend(decide_and_apply(
-            state,
-            &Command::Play { seat, mv },
-            secrets,
-            at,
-        )?);
-    }
-    Ok(())
-}
-
-fn next_bot(state: &State) -> Option<(Seat, BotKind)> {
-    state.players.iter().enumerate().find_map(|(seat, player)| {
-        let seat = seat as Seat;
-        let bot = player.bot?;
-        (!engine::legal_move_list(state, seat).is_empty()).then_some((seat, bot))
-    })
 }

@@ -1,5 +1,6 @@
-//! The one codec between stored rows and engine types: events to and from log entries, states to
-//! and from projections, and a game row's secrets.
+//! The one codec between stored rows and engine types: events to and from log entries (and a
+//! stored log replayed through the rules), states to and from projections, and a game row's
+//! secrets.
 //!
 //! A failure to decode names the game or the entry and the kind of fault, never serde's message,
 //! which would quote the value it could not read: that may be a card, and these messages reach
@@ -9,7 +10,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::engine::{Event, Secrets, State, Status, Timestamp, parse_deck};
+use crate::engine::{self, Event, LoggedEvent, ReplayError, Secrets, State, Timestamp, parse_deck};
 use crate::store::{Entry, GameRecord, NewEvent, StoreError};
 
 /// The log entries to append for `events`, all stamped `at`.
@@ -20,10 +21,7 @@ pub fn new_events(events: &[Event], at: Timestamp) -> Vec<NewEvent> {
         .map(|event| {
             let mut json = to_json(event);
             NewEvent {
-                kind: json["type"]
-                    .as_str()
-                    .expect("an event serializes with its type")
-                    .to_owned(),
+                kind: event.kind().to_owned(),
                 data: json["data"].take(),
                 at: at.clone(),
             }
@@ -41,6 +39,43 @@ pub fn entry_event(entry: &Entry) -> Result<(Event, Timestamp), String> {
     Ok((event, at))
 }
 
+/// Replays a whole stored log through the engine from the empty state, re-deciding every
+/// command it records (see [`engine::replay()`]).
+pub fn rebuild(entries: &[Entry], secrets: &Secrets) -> Result<State, String> {
+    decode_and_replay(entries, secrets, engine::replay)
+}
+
+/// As [`rebuild`], for the first entries of a log, cut after any entry (as a replay asks): the
+/// last command's events may be cut short.
+pub fn rebuild_prefix(entries: &[Entry], secrets: &Secrets) -> Result<State, String> {
+    decode_and_replay(entries, secrets, engine::replay_prefix)
+}
+
+/// Decodes the entries and replays them with `replay`. An entry that does not decode is
+/// reported only when the entries before it replay: the replay meets a fault in an earlier
+/// entry first.
+fn decode_and_replay(
+    entries: &[Entry],
+    secrets: &Secrets,
+    replay: fn(&[LoggedEvent], &Secrets) -> Result<State, ReplayError>,
+) -> Result<State, String> {
+    let mut log = Vec::with_capacity(entries.len());
+    for entry in entries {
+        match entry_event(entry) {
+            Ok((event, at)) => log.push(LoggedEvent {
+                seq: entry.seq,
+                event,
+                at,
+            }),
+            Err(undecodable) => {
+                engine::replay_prefix(&log, secrets).map_err(|error| error.to_string())?;
+                return Err(undecodable);
+            }
+        }
+    }
+    replay(&log, secrets).map_err(|error| error.to_string())
+}
+
 /// The projection to store for `state`.
 pub fn projection(state: &State) -> Value {
     to_json(state)
@@ -54,14 +89,6 @@ pub fn projection_state(game_id: Uuid, projection: Value) -> Result<State, Store
             error.classify()
         ))
     })
-}
-
-/// A status as the games table stores it (and the views name it).
-pub fn status_name(status: Status) -> String {
-    to_json(&status)
-        .as_str()
-        .expect("a status serializes to its name")
-        .to_owned()
 }
 
 /// The secrets of a stored game: its server seed and its explicit decks, if stacked.
@@ -82,4 +109,94 @@ pub fn secrets_of(record: &GameRecord) -> Result<Secrets, StoreError> {
 /// Any engine value as JSON (rules, decks, views).
 pub fn to_json(value: &impl Serialize) -> Value {
     serde_json::to_value(value).expect("engine types serialize to JSON")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{ClientSeed, Command, PlayerName, Rules, execute, shuffle};
+    use uuid::Uuid;
+
+    /// The log of a two-seat game just dealt, as the store would hold it (without a real
+    /// chain), its secrets and its state.
+    fn dealt_entries() -> (Vec<Entry>, Secrets, State) {
+        let secrets = Secrets {
+            server_seed: [3; 32],
+            decks: Vec::new(),
+        };
+        let mut commands = vec![Command::Create {
+            game_id: Uuid::from_u128(1),
+            seats: 2,
+            holes: 1,
+            rules: Rules::resolve(2, None, None, None).unwrap(),
+            commitment: shuffle::commitment(&secrets.server_seed),
+            stacked: false,
+        }];
+        for name in ["Ada", "Bob"] {
+            commands.push(Command::Join {
+                name: PlayerName::parse(name).unwrap(),
+                bot: None,
+                client_seed: ClientSeed::default(),
+            });
+        }
+        let mut state = State::default();
+        let mut entries = Vec::new();
+        for command in &commands {
+            let at = Timestamp(entries.len() as i64);
+            for event in execute(&mut state, command, &secrets, at).unwrap() {
+                let json = serde_json::to_value(&event).unwrap();
+                entries.push(Entry {
+                    seq: entries.len() as i64 + 1,
+                    at: at.to_string(),
+                    kind: event.kind().to_owned(),
+                    data: json["data"].clone(),
+                    salt: String::new(),
+                    hash: String::new(),
+                });
+            }
+        }
+        (entries, secrets, state)
+    }
+
+    #[test]
+    fn a_stored_log_rebuilds_through_the_engine() {
+        let (entries, secrets, state) = dealt_entries();
+        assert_eq!(rebuild(&entries, &secrets), Ok(state));
+        assert_eq!(
+            rebuild(&entries[..3], &secrets),
+            Err(
+                "the log ends with entry 3 (player_joined) where the rules log hole_dealt next"
+                    .to_owned()
+            )
+        );
+        assert!(rebuild_prefix(&entries[..3], &secrets).is_ok());
+    }
+
+    #[test]
+    fn an_entry_that_is_no_log_event_is_refused_after_the_faults_before_it() {
+        // The decoding error names the entry, not serde's message, which would quote the value.
+        let (mut entries, secrets, _) = dealt_entries();
+        entries[1].data["name"] = json!("");
+        let error = rebuild(&entries, &secrets).expect_err("an empty name");
+        assert_eq!(error, "entry 2 (player_joined) is not a log event");
+        // A fault in an earlier entry is the one a replay meets first.
+        let (mut entries, secrets, _) = dealt_entries();
+        entries[1].data["seat"] = json!(1);
+        entries[3].data["deck"] = json!([]);
+        for rebuilt in [
+            rebuild(&entries, &secrets),
+            rebuild_prefix(&entries, &secrets),
+        ] {
+            assert_eq!(
+                rebuilt,
+                Err(
+                    "entry 2 (player_joined) is not what the rules decide: seat differs".to_owned()
+                )
+            );
+        }
+        assert_eq!(
+            rebuild(&entries[2..], &secrets),
+            Err("entry 3 (player_joined) is refused by the rules: not_found".to_owned())
+        );
+    }
 }
