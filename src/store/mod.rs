@@ -10,10 +10,11 @@
 //! - [`chain`]: salts, canonical JSON and the hash chain ([`chain::verify_chain`]).
 //! - [`error`]: [`StoreError`] and the mapping of database errors.
 //! - `rows.rs`: the rows both backends read, and their conversion to the types above.
+//! - `sql.rs`: the one `EventStore` implementation, `SqlStore`, generic over a `Backend`: every
+//!   call's logic, and the statements that read the same in both dialects.
 //! - `postgres.rs`, `sqlite.rs`: the two backends, with the same behavior (one test suite runs on
-//!   both): how each connects and starts a write, and the fragments of SQL where the dialects
-//!   differ.
-//! - `shared.rs`: the `EventStore` implementation both expand, with every statement written once.
+//!   both): how each connects and starts a write, and its statements where the dialects differ,
+//!   each written whole.
 //!
 //! # Concurrency
 //! Every write to a game is one transaction that checks the game's `version` against the caller's
@@ -26,7 +27,7 @@ pub mod chain;
 pub mod error;
 mod postgres;
 mod rows;
-mod shared;
+mod sql;
 mod sqlite;
 
 use std::sync::Arc;
