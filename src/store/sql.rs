@@ -31,8 +31,8 @@ use super::{
 ///
 /// Parameters are numbered as [`SqlStore`] binds them; in every statement on idempotency records,
 /// `$1` is [`Backend::IDEMPOTENCY_TTL`]. `games.created_at` is read back in the store's fixed
-/// text form (UTC, microseconds), and `public` games are matched as the partial index
-/// `games_lobby` spells its predicate, so that the planner uses it.
+/// text form (UTC, microseconds). The lobby statements spell "not private" as the partial index
+/// `games_lobby` does, so that the planner uses the index.
 pub struct Statements {
     /// Inserts a game row: `$1` id, `$2` created_at (RFC 3339 text), `$3` status, `$4` version,
     /// `$5` seats, `$6` holes, `$7` rules, `$8` commitment, `$9` server_seed,
@@ -73,6 +73,7 @@ pub trait Backend: Database<Arguments: IntoArguments<Self>> {
     /// [`IDEMPOTENCY_TTL`](super::IDEMPOTENCY_TTL) in the unit the statements' `$1` expects.
     const IDEMPOTENCY_TTL: Self::Ttl;
 
+    /// The statements in this backend's dialect.
     const STATEMENTS: Statements;
 
     /// Starts a write transaction, with the lock that keeps an append's version check valid
