@@ -9,10 +9,12 @@
 //! - `mod.rs`: the [`EventStore`] trait, its data types, [`connect`] and [`find_seat`].
 //! - [`chain`]: salts, canonical JSON and the hash chain ([`chain::verify_chain`]).
 //! - [`error`]: [`StoreError`] and the mapping of database errors.
+//! - `rows.rs`: the rows both backends read, and their conversion to the types above.
+//! - `sql.rs`: the one `EventStore` implementation, `SqlStore`, generic over a `Backend`: every
+//!   call's logic, and the statements that read the same in both dialects.
 //! - `postgres.rs`, `sqlite.rs`: the two backends, with the same behavior (one test suite runs on
-//!   both): how each connects and starts a write, and the fragments of SQL where the dialects
-//!   differ.
-//! - `shared.rs`: the `EventStore` implementation both expand, with every statement written once.
+//!   both): how each connects and starts a write, and its statements where the dialects differ,
+//!   each written whole.
 //!
 //! # Concurrency
 //! Every write to a game is one transaction that checks the game's `version` against the caller's
@@ -25,7 +27,8 @@ pub mod chain;
 pub mod codec;
 pub mod error;
 mod postgres;
-mod shared;
+mod rows;
+mod sql;
 mod sqlite;
 
 use std::sync::Arc;
@@ -396,195 +399,4 @@ fn entry_bytes(entry: &Entry) -> Result<(Vec<u8>, Vec<u8>), StoreError> {
         hex::decode(text).map_err(|e| StoreError::Internal(format!("entry {}: {e}", entry.seq)))
     };
     Ok((decode(&entry.salt)?, decode(&entry.hash)?))
-}
-
-/// Rows as both backends return them; the column types decode the same way on each.
-mod rows {
-    use serde_json::Value;
-    use sqlx::types::Json;
-    use uuid::Uuid;
-
-    use super::{Entry, GameRecord, LobbyGame, StoreError, StoredResponse};
-
-    pub fn bytes32(bytes: Vec<u8>, what: &str) -> Result<[u8; 32], StoreError> {
-        bytes
-            .try_into()
-            .map_err(|b: Vec<u8>| StoreError::Corrupt(format!("{what} has {} bytes", b.len())))
-    }
-
-    #[derive(sqlx::FromRow)]
-    pub struct GameRow {
-        id: Uuid,
-        created_at: String,
-        status: String,
-        version: i64,
-        seats: i32,
-        holes: i32,
-        players: i32,
-        rules: Json<Value>,
-        commitment: String,
-        server_seed: Vec<u8>,
-        host_token_hash: Vec<u8>,
-        private: bool,
-        stacked: bool,
-        decks: Option<Json<Value>>,
-        projection: Json<Value>,
-        head_hash: Vec<u8>,
-        /// `[[seat, hex token hash or null], ...]`, aggregated from `seats` in the same query.
-        seat_tokens: Json<Vec<(i32, Option<String>)>>,
-    }
-
-    impl TryFrom<GameRow> for GameRecord {
-        type Error = StoreError;
-
-        fn try_from(row: GameRow) -> Result<Self, StoreError> {
-            Ok(GameRecord {
-                id: row.id,
-                created_at: row.created_at,
-                status: row.status,
-                version: row.version,
-                seats: row.seats,
-                holes: row.holes,
-                players: row.players,
-                rules: row.rules.0,
-                commitment: row.commitment,
-                server_seed: bytes32(row.server_seed, "server_seed")?,
-                host_token_hash: bytes32(row.host_token_hash, "host_token_hash")?,
-                private: row.private,
-                stacked: row.stacked,
-                decks: row.decks.map(|d| d.0),
-                projection: row.projection.0,
-                head_hash: bytes32(row.head_hash, "head_hash")?,
-                seat_tokens: row
-                    .seat_tokens
-                    .0
-                    .into_iter()
-                    .map(|(seat, hash)| {
-                        let hash = hash
-                            .map(|hex| {
-                                hex::decode(hex)
-                                    .map_err(|e| StoreError::Corrupt(format!("token_hash: {e}")))
-                                    .and_then(|bytes| bytes32(bytes, "token_hash"))
-                            })
-                            .transpose()?;
-                        Ok((seat, hash))
-                    })
-                    .collect::<Result<_, StoreError>>()?,
-            })
-        }
-    }
-
-    /// The part of a game row an append reads (and locks) first.
-    #[derive(sqlx::FromRow)]
-    pub struct HeadRow {
-        version: i64,
-        status: String,
-        server_seed: Vec<u8>,
-        head_hash: Vec<u8>,
-    }
-
-    /// Where an append continues the log.
-    pub struct Head {
-        pub version: i64,
-        pub server_seed: [u8; 32],
-        pub hash: [u8; 32],
-    }
-
-    impl HeadRow {
-        /// The head of a game that exists, is not cancelled and is at `expected_version`.
-        pub fn check(row: Option<HeadRow>, expected_version: i64) -> Result<Head, StoreError> {
-            let row = row.ok_or(StoreError::NotFound)?;
-            if row.status == "cancelled" {
-                return Err(StoreError::NotFound);
-            }
-            if row.version != expected_version {
-                return Err(StoreError::Conflict);
-            }
-            Ok(Head {
-                version: row.version,
-                server_seed: bytes32(row.server_seed, "server_seed")?,
-                hash: bytes32(row.head_hash, "head_hash")?,
-            })
-        }
-    }
-
-    #[derive(sqlx::FromRow)]
-    pub struct EntryRow {
-        seq: i64,
-        at: String,
-        #[sqlx(rename = "type")]
-        kind: String,
-        data: Json<Value>,
-        salt: Vec<u8>,
-        hash: Vec<u8>,
-    }
-
-    impl TryFrom<EntryRow> for Entry {
-        type Error = StoreError;
-
-        fn try_from(row: EntryRow) -> Result<Self, StoreError> {
-            if row.salt.len() != 16 {
-                return Err(StoreError::Corrupt(format!("salt of seq {}", row.seq)));
-            }
-            Ok(Entry {
-                seq: row.seq,
-                at: row.at,
-                kind: row.kind,
-                data: row.data.0,
-                salt: hex::encode(row.salt),
-                hash: hex::encode(bytes32(row.hash, "hash")?),
-            })
-        }
-    }
-
-    #[derive(sqlx::FromRow)]
-    pub struct LobbyRow {
-        id: Uuid,
-        created_at: String,
-        version: i64,
-        seats: i32,
-        players: i32,
-        projection: Json<Value>,
-    }
-
-    impl From<LobbyRow> for LobbyGame {
-        fn from(row: LobbyRow) -> Self {
-            LobbyGame {
-                id: row.id,
-                created_at: row.created_at,
-                version: row.version,
-                seats: row.seats,
-                players: row.players,
-                projection: row.projection.0,
-            }
-        }
-    }
-
-    #[derive(sqlx::FromRow)]
-    pub struct ResponseRow {
-        fingerprint: String,
-        status: i32,
-        body: Json<Value>,
-    }
-
-    impl TryFrom<ResponseRow> for StoredResponse {
-        type Error = StoreError;
-
-        fn try_from(row: ResponseRow) -> Result<Self, StoreError> {
-            Ok(StoredResponse {
-                fingerprint: row.fingerprint,
-                status: u16::try_from(row.status)
-                    .map_err(|_| StoreError::Corrupt(format!("status {}", row.status)))?,
-                body: row.body.0,
-            })
-        }
-    }
-
-    /// Converts every row, stopping at the first that does not convert.
-    pub fn convert<R, T>(rows: Vec<R>) -> Result<Vec<T>, StoreError>
-    where
-        T: TryFrom<R, Error = StoreError>,
-    {
-        rows.into_iter().map(T::try_from).collect()
-    }
 }

@@ -1,4 +1,4 @@
-//! The PostgreSQL backend.
+//! The PostgreSQL backend: how it connects, starts a write, and its [`Statements`].
 //!
 //! An append locks its game row with `SELECT ... FOR NO KEY UPDATE` (the lock its own `UPDATE`
 //! takes: it never changes the key), so appends to one game queue behind each other and the loser
@@ -8,15 +8,14 @@
 
 use std::str::FromStr;
 
-use sqlx::Postgres;
-use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions, PgQueryResult};
+use sqlx::{Postgres, Transaction};
 
+use super::sql::{Backend, SqlStore, Statements};
 use super::{IDEMPOTENCY_TTL, PoolOptions, StoreError};
 
 /// A pool of PostgreSQL connections.
-pub struct PgStore {
-    pool: PgPool,
-}
+pub type PgStore = SqlStore<Postgres>;
 
 impl PgStore {
     /// Connects (failing within `acquire_timeout` if the server does not answer) and migrates.
@@ -45,26 +44,88 @@ impl PgStore {
                 ("lock_timeout", lock_ms),
             ]))
             .await?;
-        Ok(PgStore { pool })
-    }
-
-    /// Starts a write transaction; an append then locks its game row (see the module doc).
-    async fn begin_write(&self) -> Result<sqlx::Transaction<'static, Postgres>, StoreError> {
-        Ok(self.pool.begin().await?)
+        Ok(SqlStore { pool })
     }
 }
 
-super::shared::event_store! {
-    store: PgStore,
-    database: Postgres,
-    lock_row: "FOR NO KEY UPDATE",
-    timestamp: "::timestamptz",
-    created_at: r#"to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_at"#,
-    seat_tokens: "(SELECT COALESCE(json_agg(json_build_array(seat, encode(token_hash, 'hex')) \
-                                   ORDER BY seat), '[]'::json) \
-                   FROM seats WHERE seats.game_id = games.id) AS seat_tokens",
-    public: "NOT private",
-    now: "now()",
-    expired: "now() - make_interval(secs => $1)",
-    ttl: IDEMPOTENCY_TTL.as_secs_f64(),
+impl Backend for Postgres {
+    /// Seconds, as `make_interval(secs => $1)` takes them.
+    type Ttl = f64;
+
+    const IDEMPOTENCY_TTL: f64 = IDEMPOTENCY_TTL.as_secs_f64();
+
+    const STATEMENTS: Statements = Statements {
+        insert_game: "\
+            INSERT INTO games (id, created_at, status, version, seats, holes, rules, commitment, \
+                server_seed, host_token_hash, private, stacked, decks, projection, head_hash) \
+            VALUES ($1, $2::timestamptz, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+        load_game: "\
+            SELECT id, \
+                to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') \
+                    AS created_at, \
+                status, version, seats, holes, players, rules, commitment, server_seed, \
+                host_token_hash, private, stacked, decks, projection, head_hash, \
+                (SELECT COALESCE(json_agg(json_build_array(seat, encode(token_hash, 'hex')) \
+                                          ORDER BY seat), '[]'::json) \
+                 FROM seats WHERE seats.game_id = games.id) AS seat_tokens \
+            FROM games WHERE id = $1 AND status <> 'cancelled'",
+        lock_head: "\
+            SELECT version, status, server_seed, head_hash FROM games WHERE id = $1 \
+            FOR NO KEY UPDATE",
+        insert_move_response: "\
+            INSERT INTO move_idempotency (game_id, seat, key, fingerprint, status, body) \
+            VALUES ($2, $3, $4, $5, $6, $7) \
+            ON CONFLICT (game_id, seat, key) DO UPDATE \
+            SET fingerprint = excluded.fingerprint, status = excluded.status, \
+                body = excluded.body, created_at = now() \
+            WHERE move_idempotency.created_at <= now() - make_interval(secs => $1)",
+        insert_create_response: "\
+            INSERT INTO create_idempotency (key, fingerprint, status, body) \
+            VALUES ($2, $3, $4, $5) \
+            ON CONFLICT (key) DO UPDATE \
+            SET fingerprint = excluded.fingerprint, status = excluded.status, \
+                body = excluded.body, created_at = now() \
+            WHERE create_idempotency.created_at <= now() - make_interval(secs => $1)",
+        find_move_response: "\
+            SELECT fingerprint, status, body FROM move_idempotency \
+            WHERE game_id = $2 AND seat = $3 AND key = $4 \
+                AND created_at > now() - make_interval(secs => $1)",
+        find_create_response: "\
+            SELECT fingerprint, status, body FROM create_idempotency \
+            WHERE key = $2 AND created_at > now() - make_interval(secs => $1)",
+        purge_move_responses: "\
+            DELETE FROM move_idempotency WHERE (game_id, seat, key) IN \
+                (SELECT game_id, seat, key FROM move_idempotency \
+                 WHERE created_at <= now() - make_interval(secs => $1) LIMIT $2)",
+        purge_create_responses: "\
+            DELETE FROM create_idempotency WHERE key IN \
+                (SELECT key FROM create_idempotency \
+                 WHERE created_at <= now() - make_interval(secs => $1) LIMIT $2)",
+        list_waiting: "\
+            SELECT id, \
+                to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') \
+                    AS created_at, \
+                version, seats, players, projection \
+            FROM games \
+            WHERE status = 'waiting' AND NOT private AND players < seats \
+            ORDER BY created_at DESC, id DESC LIMIT $1",
+        list_waiting_after: "\
+            SELECT id, \
+                to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') \
+                    AS created_at, \
+                version, seats, players, projection \
+            FROM games \
+            WHERE status = 'waiting' AND NOT private AND players < seats \
+                AND (created_at, id) < ($2::timestamptz, $3) \
+            ORDER BY created_at DESC, id DESC LIMIT $1",
+    };
+
+    /// A plain transaction: an append then locks its game row (see the module doc).
+    async fn begin_write(pool: &PgPool) -> Result<Transaction<'static, Postgres>, sqlx::Error> {
+        pool.begin().await
+    }
+
+    fn rows_affected(result: &PgQueryResult) -> u64 {
+        result.rows_affected()
+    }
 }

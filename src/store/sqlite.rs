@@ -1,4 +1,5 @@
-//! The SQLite backend, for a single instance (development, small deployments).
+//! The SQLite backend, for a single instance (development, small deployments): how it connects,
+//! starts a write, and its [`Statements`].
 //!
 //! The file runs in WAL mode (readers never wait for the writer) with foreign keys on. Every write
 //! transaction starts with `BEGIN IMMEDIATE`, which takes the database's write lock up front: a
@@ -9,15 +10,16 @@
 
 use std::str::FromStr;
 
-use sqlx::Sqlite;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteQueryResult,
+};
+use sqlx::{Sqlite, Transaction};
 
+use super::sql::{Backend, SqlStore, Statements};
 use super::{IDEMPOTENCY_TTL, PoolOptions, StoreError};
 
 /// A pool of connections to one SQLite file.
-pub struct SqliteStore {
-    pool: SqlitePool,
-}
+pub type SqliteStore = SqlStore<Sqlite>;
 
 impl SqliteStore {
     /// Opens (creating the file if missing) and migrates.
@@ -33,27 +35,77 @@ impl SqliteStore {
             .connect_with(connect_options)
             .await?;
         sqlx::migrate!("migrations/sqlite").run(&pool).await?;
-        Ok(SqliteStore { pool })
-    }
-
-    /// Starts a write transaction holding the write lock (see the module doc).
-    async fn begin_write(&self) -> Result<sqlx::Transaction<'static, Sqlite>, StoreError> {
-        Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
+        Ok(SqlStore { pool })
     }
 }
 
-super::shared::event_store! {
-    store: SqliteStore,
-    database: Sqlite,
-    lock_row: "",
-    timestamp: "",
-    created_at: "created_at",
-    seat_tokens: "(SELECT json_group_array(json_array(seat, \
-                       CASE WHEN token_hash IS NULL THEN NULL ELSE lower(hex(token_hash)) END)) \
-                   FROM (SELECT seat, token_hash FROM seats \
-                         WHERE seats.game_id = games.id ORDER BY seat)) AS seat_tokens",
-    public: "private = 0",
-    now: "unixepoch()",
-    expired: "unixepoch() - $1",
-    ttl: IDEMPOTENCY_TTL.as_secs() as i64,
+impl Backend for Sqlite {
+    /// Seconds, as `unixepoch()` counts them.
+    type Ttl = i64;
+
+    const IDEMPOTENCY_TTL: i64 = IDEMPOTENCY_TTL.as_secs() as i64;
+
+    const STATEMENTS: Statements = Statements {
+        insert_game: "\
+            INSERT INTO games (id, created_at, status, version, seats, holes, rules, commitment, \
+                server_seed, host_token_hash, private, stacked, decks, projection, head_hash) \
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+        load_game: "\
+            SELECT id, created_at, status, version, seats, holes, players, rules, commitment, \
+                server_seed, host_token_hash, private, stacked, decks, projection, head_hash, \
+                (SELECT json_group_array(json_array(seat, \
+                            CASE WHEN token_hash IS NULL THEN NULL \
+                                 ELSE lower(hex(token_hash)) END)) \
+                 FROM (SELECT seat, token_hash FROM seats \
+                       WHERE seats.game_id = games.id ORDER BY seat)) AS seat_tokens \
+            FROM games WHERE id = $1 AND status <> 'cancelled'",
+        // No row lock: begin_write already holds the database's write lock.
+        lock_head: "SELECT version, status, server_seed, head_hash FROM games WHERE id = $1",
+        insert_move_response: "\
+            INSERT INTO move_idempotency (game_id, seat, key, fingerprint, status, body) \
+            VALUES ($2, $3, $4, $5, $6, $7) \
+            ON CONFLICT (game_id, seat, key) DO UPDATE \
+            SET fingerprint = excluded.fingerprint, status = excluded.status, \
+                body = excluded.body, created_at = unixepoch() \
+            WHERE move_idempotency.created_at <= unixepoch() - $1",
+        insert_create_response: "\
+            INSERT INTO create_idempotency (key, fingerprint, status, body) \
+            VALUES ($2, $3, $4, $5) \
+            ON CONFLICT (key) DO UPDATE \
+            SET fingerprint = excluded.fingerprint, status = excluded.status, \
+                body = excluded.body, created_at = unixepoch() \
+            WHERE create_idempotency.created_at <= unixepoch() - $1",
+        find_move_response: "\
+            SELECT fingerprint, status, body FROM move_idempotency \
+            WHERE game_id = $2 AND seat = $3 AND key = $4 AND created_at > unixepoch() - $1",
+        find_create_response: "\
+            SELECT fingerprint, status, body FROM create_idempotency \
+            WHERE key = $2 AND created_at > unixepoch() - $1",
+        purge_move_responses: "\
+            DELETE FROM move_idempotency WHERE (game_id, seat, key) IN \
+                (SELECT game_id, seat, key FROM move_idempotency \
+                 WHERE created_at <= unixepoch() - $1 LIMIT $2)",
+        purge_create_responses: "\
+            DELETE FROM create_idempotency WHERE key IN \
+                (SELECT key FROM create_idempotency \
+                 WHERE created_at <= unixepoch() - $1 LIMIT $2)",
+        list_waiting: "\
+            SELECT id, created_at, version, seats, players, projection FROM games \
+            WHERE status = 'waiting' AND private = 0 AND players < seats \
+            ORDER BY created_at DESC, id DESC LIMIT $1",
+        list_waiting_after: "\
+            SELECT id, created_at, version, seats, players, projection FROM games \
+            WHERE status = 'waiting' AND private = 0 AND players < seats \
+                AND (created_at, id) < ($2, $3) \
+            ORDER BY created_at DESC, id DESC LIMIT $1",
+    };
+
+    /// `BEGIN IMMEDIATE`: the write lock up front (see the module doc).
+    async fn begin_write(pool: &SqlitePool) -> Result<Transaction<'static, Sqlite>, sqlx::Error> {
+        pool.begin_with("BEGIN IMMEDIATE").await
+    }
+
+    fn rows_affected(result: &SqliteQueryResult) -> u64 {
+        result.rows_affected()
+    }
 }

@@ -1,0 +1,440 @@
+//! The one [`EventStore`] implementation, [`SqlStore`], generic over the two backends.
+//!
+//! Every call's logic is written once, here. What differs between PostgreSQL and SQLite is a
+//! [`Backend`]: how a write transaction starts, how the idempotency ttl binds, and the
+//! [`Statements`] that read differently in the two dialects, each written whole in
+//! `postgres.rs` and `sqlite.rs`. A statement that reads the same in both is written once, below,
+//! where it runs.
+//!
+//! Plain generic code rather than a macro, so that rustfmt, compiler errors and editors see all
+//! of it. The price is the `where` clauses: Rust does not infer from `DB: Backend` that, say, a
+//! `Uuid` binds on `DB`, so each `impl` block states the bounds its code uses.
+
+use std::future::Future;
+
+use async_trait::async_trait;
+use serde_json::Value;
+use sqlx::types::Json;
+use sqlx::{
+    Database, Encode, Executor, FromRow, IntoArguments, Pool, QueryBuilder, Transaction, Type,
+};
+use uuid::Uuid;
+
+use super::rows::{self, EntryRow, GameRow, HeadRow, LobbyRow, ResponseRow};
+use super::{
+    CreateIdempotency, EVENTS_PER_INSERT, Entry, EventStore, GameRecord, GameUpdate, LobbyCursor,
+    LobbyGame, MoveIdempotency, NewEvent, NewGame, NewSeat, PURGE_BATCH, StoreError,
+    StoredResponse, chain, entry_bytes, normalize_created_at, seal,
+};
+
+/// The statements whose text differs between the dialects, each complete.
+///
+/// Parameters are numbered as [`SqlStore`] binds them; in every statement on idempotency records,
+/// `$1` is [`Backend::IDEMPOTENCY_TTL`]. `games.created_at` is read back in the store's fixed
+/// text form (UTC, microseconds). The lobby statements spell "not private" as the partial index
+/// `games_lobby` does, so that the planner uses the index.
+pub struct Statements {
+    /// Inserts a game row: `$1` id, `$2` created_at (RFC 3339 text), `$3` status, `$4` version,
+    /// `$5` seats, `$6` holes, `$7` rules, `$8` commitment, `$9` server_seed,
+    /// `$10` host_token_hash, `$11` private, `$12` stacked, `$13` decks, `$14` projection,
+    /// `$15` head_hash.
+    pub insert_game: &'static str,
+    /// The row of game `$1` unless cancelled, with `seat_tokens`, the JSON array
+    /// `[[seat, hex token hash or null], ...]` of its seats in seat order ([`GameRow`]).
+    pub load_game: &'static str,
+    /// The head of game `$1`, read first by an append ([`HeadRow`]); it must keep other appends
+    /// to the game out until the transaction ends.
+    pub lock_head: &'static str,
+    /// Stores a move's response (`$2` game_id, `$3` seat, `$4` key, `$5` fingerprint,
+    /// `$6` status, `$7` body), replacing an expired record with the same key only.
+    pub insert_move_response: &'static str,
+    /// Stores a creation's response (`$2` key, `$3` fingerprint, `$4` status, `$5` body),
+    /// replacing an expired record with the same key only.
+    pub insert_create_response: &'static str,
+    /// The unexpired response for game `$2`, seat `$3`, key `$4` ([`ResponseRow`]).
+    pub find_move_response: &'static str,
+    /// The unexpired response for creation key `$2` ([`ResponseRow`]).
+    pub find_create_response: &'static str,
+    /// Deletes up to `$2` expired move responses.
+    pub purge_move_responses: &'static str,
+    /// Deletes up to `$2` expired creation responses.
+    pub purge_create_responses: &'static str,
+    /// The first `$1` games of the lobby, newest first ([`LobbyRow`]).
+    pub list_waiting: &'static str,
+    /// The next `$1` games of the lobby after created_at `$2` (RFC 3339 text) and id `$3`.
+    pub list_waiting_after: &'static str,
+}
+
+/// A database the store runs on: its dialect and how it starts a write.
+pub trait Backend: Database<Arguments: IntoArguments<Self>> {
+    /// The type [`Self::IDEMPOTENCY_TTL`] binds as.
+    type Ttl: Bind<Self> + Copy + Send + Sync;
+
+    /// [`IDEMPOTENCY_TTL`](super::IDEMPOTENCY_TTL) in the unit the statements' `$1` expects.
+    const IDEMPOTENCY_TTL: Self::Ttl;
+
+    /// The statements in this backend's dialect.
+    const STATEMENTS: Statements;
+
+    /// Starts a write transaction, with the lock that keeps an append's version check valid
+    /// until it commits (together with [`Statements::lock_head`]).
+    fn begin_write(
+        pool: &Pool<Self>,
+    ) -> impl Future<Output = Result<Transaction<'static, Self>, sqlx::Error>> + Send;
+
+    /// The rows a statement inserted, changed or deleted.
+    fn rows_affected(result: &Self::QueryResult) -> u64;
+}
+
+/// A value that binds as a statement parameter on `DB`.
+pub trait Bind<DB: Database>: for<'q> Encode<'q, DB> + Type<DB> {}
+
+impl<DB: Database, T: for<'q> Encode<'q, DB> + Type<DB>> Bind<DB> for T {}
+
+/// A pool of connections to a database of backend `DB`.
+pub struct SqlStore<DB: Database> {
+    pub(super) pool: Pool<DB>,
+}
+
+/// The writes of `create_game` and `append` besides the game row.
+impl<DB> SqlStore<DB>
+where
+    DB: Backend,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    Uuid: Bind<DB>,
+    i64: Bind<DB>,
+    i32: Bind<DB>,
+    String: Bind<DB>,
+    Option<String>: Bind<DB>,
+    Vec<u8>: Bind<DB>,
+    Option<Vec<u8>>: Bind<DB>,
+    for<'a> Json<&'a Value>: Bind<DB>,
+{
+    async fn insert_events(
+        conn: &mut DB::Connection,
+        game_id: Uuid,
+        entries: &[Entry],
+    ) -> Result<(), StoreError> {
+        // One statement per chunk, not per event: the request that seats the last bot of a bot
+        // game appends the whole game at once.
+        for chunk in entries.chunks(EVENTS_PER_INSERT) {
+            let rows = chunk
+                .iter()
+                .map(|entry| entry_bytes(entry).map(|(salt, hash)| (entry, salt, hash)))
+                .collect::<Result<Vec<_>, _>>()?;
+            let mut insert = QueryBuilder::<DB>::new(
+                "INSERT INTO events (game_id, seq, type, data, at, salt, hash) ",
+            );
+            insert.push_values(rows, |mut row, (entry, salt, hash)| {
+                row.push_bind(game_id)
+                    .push_bind(entry.seq)
+                    .push_bind(&entry.kind)
+                    .push_bind(Json(&entry.data))
+                    .push_bind(&entry.at)
+                    .push_bind(salt)
+                    .push_bind(hash);
+            });
+            insert.build().execute(&mut *conn).await?;
+        }
+        Ok(())
+    }
+
+    async fn insert_seat(
+        conn: &mut DB::Connection,
+        game_id: Uuid,
+        seat: &NewSeat,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO seats (game_id, seat, name, bot, client_seed, token_hash) \
+             VALUES ($1, $2, $3, $4, $5, $6)",
+        )
+        .bind(game_id)
+        .bind(seat.seat)
+        .bind(&seat.name)
+        .bind(&seat.bot)
+        .bind(&seat.client_seed)
+        .bind(seat.token_hash.map(|h| h.to_vec()))
+        .execute(conn)
+        .await?;
+        Ok(())
+    }
+
+    /// Stores a move's response; an unexpired record with the same key is a `Conflict`.
+    async fn insert_move_response(
+        conn: &mut DB::Connection,
+        game_id: Uuid,
+        idem: &MoveIdempotency,
+    ) -> Result<(), StoreError> {
+        let stored = sqlx::query(DB::STATEMENTS.insert_move_response)
+            .bind(DB::IDEMPOTENCY_TTL)
+            .bind(game_id)
+            .bind(idem.seat)
+            .bind(&idem.key)
+            .bind(&idem.fingerprint)
+            .bind(i32::from(idem.response_status))
+            .bind(Json(&idem.response_body))
+            .execute(conn)
+            .await?;
+        if DB::rows_affected(&stored) == 0 {
+            return Err(StoreError::Conflict);
+        }
+        Ok(())
+    }
+
+    /// Stores a creation's response; an unexpired record with the same key is a `Conflict`.
+    async fn insert_create_response(
+        conn: &mut DB::Connection,
+        idem: &CreateIdempotency,
+    ) -> Result<(), StoreError> {
+        let stored = sqlx::query(DB::STATEMENTS.insert_create_response)
+            .bind(DB::IDEMPOTENCY_TTL)
+            .bind(&idem.key)
+            .bind(&idem.fingerprint)
+            .bind(i32::from(idem.response_status))
+            .bind(Json(&idem.response_body))
+            .execute(conn)
+            .await?;
+        if DB::rows_affected(&stored) == 0 {
+            return Err(StoreError::Conflict);
+        }
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl<DB> EventStore for SqlStore<DB>
+where
+    DB: Backend,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    Uuid: Bind<DB>,
+    i64: Bind<DB>,
+    i32: Bind<DB>,
+    bool: Bind<DB>,
+    String: Bind<DB>,
+    Option<String>: Bind<DB>,
+    for<'a> &'a str: Bind<DB>,
+    Vec<u8>: Bind<DB>,
+    Option<Vec<u8>>: Bind<DB>,
+    for<'a> Json<&'a Value>: Bind<DB>,
+    Option<Json<Value>>: Bind<DB>,
+    for<'r> GameRow: FromRow<'r, DB::Row>,
+    for<'r> HeadRow: FromRow<'r, DB::Row>,
+    for<'r> EntryRow: FromRow<'r, DB::Row>,
+    for<'r> LobbyRow: FromRow<'r, DB::Row>,
+    for<'r> ResponseRow: FromRow<'r, DB::Row>,
+    for<'r> (String,): FromRow<'r, DB::Row>,
+    for<'r> (Uuid,): FromRow<'r, DB::Row>,
+{
+    async fn create_game(
+        &self,
+        game: NewGame,
+        events: Vec<NewEvent>,
+        idem: Option<CreateIdempotency>,
+    ) -> Result<Vec<Entry>, StoreError> {
+        let created_at = normalize_created_at(&game.created_at)?;
+        let (entries, head) = seal(&game.server_seed, chain::GENESIS, 1, events)?;
+        let mut tx = DB::begin_write(&self.pool).await?;
+        sqlx::query(DB::STATEMENTS.insert_game)
+            .bind(game.id)
+            .bind(&created_at)
+            .bind(&game.status)
+            .bind(entries.len() as i64)
+            .bind(game.seats)
+            .bind(game.holes)
+            .bind(Json(&game.rules))
+            .bind(&game.commitment)
+            .bind(game.server_seed.to_vec())
+            .bind(game.host_token_hash.to_vec())
+            .bind(game.private)
+            .bind(game.stacked)
+            .bind(game.decks.map(Json))
+            .bind(Json(&game.projection))
+            .bind(head.to_vec())
+            .execute(&mut *tx)
+            .await?;
+        Self::insert_events(&mut tx, game.id, &entries).await?;
+        if let Some(idem) = &idem {
+            Self::insert_create_response(&mut tx, idem).await?;
+        }
+        tx.commit().await?;
+        Ok(entries)
+    }
+
+    async fn load_game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
+        let row: Option<GameRow> = sqlx::query_as(DB::STATEMENTS.load_game)
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(GameRecord::try_from).transpose()
+    }
+
+    async fn append(
+        &self,
+        game_id: Uuid,
+        expected_version: i64,
+        events: Vec<NewEvent>,
+        update: GameUpdate,
+        idem: Option<MoveIdempotency>,
+    ) -> Result<Vec<Entry>, StoreError> {
+        let mut tx = DB::begin_write(&self.pool).await?;
+        let row: Option<HeadRow> = sqlx::query_as(DB::STATEMENTS.lock_head)
+            .bind(game_id)
+            .fetch_optional(&mut *tx)
+            .await?;
+        let head = HeadRow::check(row, expected_version)?;
+        let (entries, new_head) = seal(&head.server_seed, head.hash, head.version + 1, events)?;
+        Self::insert_events(&mut tx, game_id, &entries).await?;
+        if let Some(seat) = &update.new_seat {
+            Self::insert_seat(&mut tx, game_id, seat).await?;
+        }
+        if let Some(idem) = &idem {
+            Self::insert_move_response(&mut tx, game_id, idem).await?;
+        }
+        sqlx::query(
+            "UPDATE games SET version = $2, head_hash = $3, status = $4, projection = $5, \
+                 players = players + $6 \
+             WHERE id = $1",
+        )
+        .bind(game_id)
+        .bind(head.version + entries.len() as i64)
+        .bind(new_head.to_vec())
+        .bind(&update.status)
+        .bind(Json(&update.projection))
+        .bind(i32::from(update.new_seat.is_some()))
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(entries)
+    }
+
+    async fn find_move_response(
+        &self,
+        game_id: Uuid,
+        seat: i32,
+        key: &str,
+    ) -> Result<Option<StoredResponse>, StoreError> {
+        let row: Option<ResponseRow> = sqlx::query_as(DB::STATEMENTS.find_move_response)
+            .bind(DB::IDEMPOTENCY_TTL)
+            .bind(game_id)
+            .bind(seat)
+            .bind(key)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(StoredResponse::try_from).transpose()
+    }
+
+    async fn find_create_response(&self, key: &str) -> Result<Option<StoredResponse>, StoreError> {
+        let row: Option<ResponseRow> = sqlx::query_as(DB::STATEMENTS.find_create_response)
+            .bind(DB::IDEMPOTENCY_TTL)
+            .bind(key)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(StoredResponse::try_from).transpose()
+    }
+
+    async fn purge_expired_idempotency(&self) -> Result<u64, StoreError> {
+        // Small batches, each its own statement: a backlog after a long stop never makes one
+        // statement outlast statement_timeout, nor holds many row locks (or SQLite's write lock)
+        // at once; a purge cut short has still kept what it deleted.
+        let batches = [
+            DB::STATEMENTS.purge_move_responses,
+            DB::STATEMENTS.purge_create_responses,
+        ];
+        let mut purged = 0;
+        for batch in batches {
+            loop {
+                let result = sqlx::query(batch)
+                    .bind(DB::IDEMPOTENCY_TTL)
+                    .bind(PURGE_BATCH)
+                    .execute(&self.pool)
+                    .await?;
+                let deleted = DB::rows_affected(&result);
+                purged += deleted;
+                if deleted < PURGE_BATCH as u64 {
+                    break;
+                }
+            }
+        }
+        Ok(purged)
+    }
+
+    async fn load_events(
+        &self,
+        game_id: Uuid,
+        after: i64,
+        limit: i64,
+    ) -> Result<Vec<Entry>, StoreError> {
+        let rows: Vec<EntryRow> = sqlx::query_as(
+            "SELECT seq, at, type, data, salt, hash FROM events \
+             WHERE game_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+        )
+        .bind(game_id)
+        .bind(after)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows::convert(rows)
+    }
+
+    async fn list_waiting(
+        &self,
+        limit: i64,
+        cursor: Option<LobbyCursor>,
+    ) -> Result<Vec<LobbyGame>, StoreError> {
+        let rows: Vec<LobbyRow> = match cursor {
+            None => {
+                sqlx::query_as(DB::STATEMENTS.list_waiting)
+                    .bind(limit)
+                    .fetch_all(&self.pool)
+                    .await?
+            }
+            Some(cursor) => {
+                sqlx::query_as(DB::STATEMENTS.list_waiting_after)
+                    .bind(limit)
+                    .bind(normalize_created_at(&cursor.created_at)?)
+                    .bind(cursor.id)
+                    .fetch_all(&self.pool)
+                    .await?
+            }
+        };
+        Ok(rows.into_iter().map(LobbyGame::from).collect())
+    }
+
+    async fn cancel_game(&self, id: Uuid) -> Result<(), StoreError> {
+        let cancelled = sqlx::query(
+            "UPDATE games SET status = 'cancelled' WHERE id = $1 AND status = 'waiting'",
+        )
+        .bind(id)
+        .execute(&self.pool)
+        .await?;
+        if DB::rows_affected(&cancelled) == 1 {
+            return Ok(());
+        }
+        // Not waiting when the update ran, and a status never goes back to waiting: what it is
+        // now says why.
+        let status: Option<String> = sqlx::query_scalar("SELECT status FROM games WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        match status.as_deref() {
+            None | Some("cancelled") => Err(StoreError::NotFound),
+            Some(_) => Err(StoreError::NotWaiting),
+        }
+    }
+
+    async fn game_ids(&self, after: Option<Uuid>, limit: i64) -> Result<Vec<Uuid>, StoreError> {
+        // Without `after`, start after the nil id, which sorts before every other.
+        Ok(sqlx::query_scalar(
+            "SELECT id FROM games WHERE status <> 'cancelled' AND id > $1 ORDER BY id LIMIT $2",
+        )
+        .bind(after.unwrap_or(Uuid::nil()))
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?)
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
+    }
+}
