@@ -7,7 +7,6 @@
 
 mod common;
 
-use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -37,6 +36,21 @@ struct TestDb {
 }
 
 impl TestDb {
+    /// Creates a fresh database and connects a store to it, running the migrations. The
+    /// database is dropped also when connecting fails.
+    async fn connect(backend: Backend) -> Self {
+        let database = TestDatabase::new(backend).await;
+        let store = store::connect(&database.url, &PoolOptions::default())
+            .await
+            .expect("connect the store");
+        TestDb {
+            store,
+            backend,
+            url: database.url.clone(),
+            database,
+        }
+    }
+
     /// Makes every idempotency record look older than the 24 h they are honored for.
     async fn age_idempotency_records(&self) {
         let statements = match self.backend {
@@ -75,44 +89,7 @@ impl TestDb {
     }
 }
 
-/// Creates a fresh database, connects a store (running the migrations) and runs `test` on it.
-/// The database is dropped when the test ends, passes or panics, and also when connecting fails.
-async fn run<F, Fut>(backend: Backend, test: F)
-where
-    F: FnOnce(Arc<TestDb>) -> Fut,
-    Fut: Future<Output = ()>,
-{
-    let database = TestDatabase::new(backend).await;
-    let store = store::connect(&database.url, &PoolOptions::default())
-        .await
-        .expect("connect the store");
-    test(Arc::new(TestDb {
-        store,
-        backend,
-        url: database.url.clone(),
-        database,
-    }))
-    .await;
-}
-
-/// One `#[tokio::test]` per backend for each conformance case.
-macro_rules! conformance {
-    ($($case:ident),* $(,)?) => {$(
-        mod $case {
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn postgres() {
-                super::run(super::Backend::Postgres, super::$case).await;
-            }
-
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn sqlite() {
-                super::run(super::Backend::Sqlite, super::$case).await;
-            }
-        }
-    )*};
-}
-
-conformance!(
+on_both_backends!(
     create_and_load_round_trip,
     append_and_page_events,
     chain_verifies_after_appends,
@@ -228,8 +205,9 @@ fn seqs(entries: &[Entry]) -> Vec<i64> {
 // ---------------------------------------------------------------------------------------------
 // Cases on both backends
 
-async fn create_and_load_round_trip(db: Arc<TestDb>) {
+async fn create_and_load_round_trip(backend: Backend) {
     // A created game loads with every field it was created with, and its first entries.
+    let db = TestDb::connect(backend).await;
     let store = db.store.as_ref();
     let mut game = new_game("2026-05-01T14:00:00+02:00");
     game.decks = Some(json!([["AS", "2C"]]));
@@ -270,8 +248,9 @@ async fn create_and_load_round_trip(db: Arc<TestDb>) {
     assert_eq!(store.load_game(Uuid::new_v4()).await.expect("load"), None);
 }
 
-async fn append_and_page_events(db: Arc<TestDb>) {
+async fn append_and_page_events(backend: Backend) {
     // Appends continue the seq, record seats and update the row; events page by seq.
+    let db = TestDb::connect(backend).await;
     let store = db.store.as_ref();
     let game = create(store, "2026-05-01T12:00:00Z").await;
     let joined = store
@@ -340,8 +319,9 @@ async fn append_and_page_events(db: Arc<TestDb>) {
     assert_eq!(find_seat(&hashes, &[8; 32]), None);
 }
 
-async fn chain_verifies_after_appends(db: Arc<TestDb>) {
+async fn chain_verifies_after_appends(backend: Backend) {
     // The stored log verifies against the seed and ends at the stored head; tampering is caught.
+    let db = TestDb::connect(backend).await;
     let store = db.store.as_ref();
     let game = create(store, "2026-05-01T12:00:00Z").await;
     for version in 1..=4 {
@@ -378,8 +358,9 @@ async fn chain_verifies_after_appends(db: Arc<TestDb>) {
     ));
 }
 
-async fn concurrent_appends_have_one_winner(db: Arc<TestDb>) {
+async fn concurrent_appends_have_one_winner(backend: Backend) {
     // 16 appends at the same expected version: one wins, 15 conflict, the log has no gap.
+    let db = TestDb::connect(backend).await;
     let game = create(db.store.as_ref(), "2026-05-01T12:00:00Z").await;
     let barrier = Arc::new(tokio::sync::Barrier::new(16));
     let tasks: Vec<_> = (0..16)
@@ -422,8 +403,9 @@ async fn concurrent_appends_have_one_winner(db: Arc<TestDb>) {
     assert_eq!(verify_chain(&SEED, &entries), Ok(loaded.head_hash));
 }
 
-async fn stale_expected_version_conflicts(db: Arc<TestDb>) {
+async fn stale_expected_version_conflicts(backend: Backend) {
     // A wrong expected version is a Conflict and writes nothing; an unknown game is NotFound.
+    let db = TestDb::connect(backend).await;
     let store = db.store.as_ref();
     let game = create(store, "2026-05-01T12:00:00Z").await;
     for wrong in [0, 2, 99] {
@@ -466,9 +448,10 @@ async fn stale_expected_version_conflicts(db: Arc<TestDb>) {
     );
 }
 
-async fn move_idempotency_found_then_expires(db: Arc<TestDb>) {
+async fn move_idempotency_found_then_expires(backend: Backend) {
     // A stored move response is found by (game, seat, key), blocks its key for 24 h, then is
     // ignored, replaceable and purged.
+    let db = TestDb::connect(backend).await;
     let store = db.store.as_ref();
     let game = create(store, "2026-05-01T12:00:00Z").await;
     let draw = || vec![event("card_drawn", json!({"seat": 0}))];
@@ -556,9 +539,10 @@ async fn move_idempotency_found_then_expires(db: Arc<TestDb>) {
     );
 }
 
-async fn create_idempotency_and_key_conflicts(db: Arc<TestDb>) {
+async fn create_idempotency_and_key_conflicts(backend: Backend) {
     // A creation key is recorded with the game; the same key or game id again is a Conflict (also
     // when racing), until the record expires.
+    let db = TestDb::connect(backend).await;
     let store = db.store.as_ref();
     let first = new_game("2026-05-01T12:00:00Z");
     store
@@ -638,9 +622,10 @@ async fn create_idempotency_and_key_conflicts(db: Arc<TestDb>) {
     );
 }
 
-async fn a_purge_deletes_a_backlog_of_many_batches(db: Arc<TestDb>) {
+async fn a_purge_deletes_a_backlog_of_many_batches(backend: Backend) {
     // A backlog of expired records, larger than one batch of the purge, goes in one call; the
     // records still honored stay.
+    let db = TestDb::connect(backend).await;
     let backlog = match db.backend {
         Backend::Postgres => {
             "INSERT INTO create_idempotency (key, fingerprint, status, body, created_at) \
@@ -674,9 +659,10 @@ async fn a_purge_deletes_a_backlog_of_many_batches(db: Arc<TestDb>) {
     assert!(fresh.is_some(), "a record still honored is kept");
 }
 
-async fn lobby_lists_public_waiting_games_newest_first(db: Arc<TestDb>) {
+async fn lobby_lists_public_waiting_games_newest_first(backend: Backend) {
     // The lobby pages by (created_at, id) descending and leaves out private, full, started and
     // cancelled games.
+    let db = TestDb::connect(backend).await;
     let store = db.store.as_ref();
     let mut listed = Vec::new();
     for minute in 0..4 {
@@ -746,8 +732,9 @@ async fn lobby_lists_public_waiting_games_newest_first(db: Arc<TestDb>) {
     assert!(store.list_waiting(0, None).await.expect("lobby").is_empty());
 }
 
-async fn cancel_only_while_waiting(db: Arc<TestDb>) {
+async fn cancel_only_while_waiting(backend: Backend) {
     // A waiting game can be cancelled, then is gone; a started game cannot be.
+    let db = TestDb::connect(backend).await;
     let store = db.store.as_ref();
     let waiting = create(store, "2026-05-01T12:00:00Z").await;
     store.cancel_game(waiting.id).await.expect("cancel");
@@ -791,8 +778,9 @@ async fn cancel_only_while_waiting(db: Arc<TestDb>) {
     assert_eq!(loaded.status, "playing");
 }
 
-async fn game_ids_page_through_every_game(db: Arc<TestDb>) {
+async fn game_ids_page_through_every_game(backend: Backend) {
     // game_ids lists every game that is not cancelled, in id order, page by page.
+    let db = TestDb::connect(backend).await;
     let store = db.store.as_ref();
     let mut expected = Vec::new();
     for _ in 0..5 {
@@ -813,11 +801,12 @@ async fn game_ids_page_through_every_game(db: Arc<TestDb>) {
     assert_eq!(seen, expected);
 }
 
-async fn a_write_behind_a_held_lock_is_busy(db: Arc<TestDb>) {
+async fn a_write_behind_a_held_lock_is_busy(backend: Backend) {
     // Another transaction holds the game for longer than the store waits (PostgreSQL's
     // lock_timeout, SQLite's busy_timeout): the append ends as Busy (a 409 for the client),
     // never as Unavailable (a 5xx), a panic or a hang. Readers do not wait,
     // and once the game is free the append goes through.
+    let db = TestDb::connect(backend).await;
     let game = create(db.store.as_ref(), "2026-05-01T12:00:00Z").await;
     let impatient = PoolOptions {
         max_connections: 2,
@@ -983,9 +972,10 @@ fn status_of(state: &State) -> String {
     json!(state.status).as_str().expect("a name").to_owned()
 }
 
-async fn rebuild_equals_projection_after_random_games(db: Arc<TestDb>) {
+async fn rebuild_equals_projection_after_random_games(backend: Backend) {
     // Random legal games, stored in appends of various sizes: each stored log verifies along its
     // chain, and replayed through the rules it gives the stored projection.
+    let db = TestDb::connect(backend).await;
     let store = db.store.as_ref();
     for number in 0..6 {
         let (id, played) = play_random_game(store, number, 1 + number as usize % 4).await;
@@ -1008,8 +998,9 @@ async fn rebuild_equals_projection_after_random_games(db: Arc<TestDb>) {
     }
 }
 
-async fn ping_answers(db: Arc<TestDb>) {
+async fn ping_answers(backend: Backend) {
     // A reachable database answers the readiness ping.
+    let db = TestDb::connect(backend).await;
     db.store.ping().await.expect("ping");
 }
 
@@ -1020,106 +1011,104 @@ async fn ping_answers(db: Arc<TestDb>) {
 async fn postgres_terminated_append_leaves_nothing() {
     // An append whose connection is killed mid-transaction (after inserting its events) writes
     // nothing, fails as Unavailable, and the next append succeeds.
-    run(Backend::Postgres, |db: Arc<TestDb>| async move {
-        let store = Arc::clone(&db.store);
-        let game = create(store.as_ref(), "2026-05-01T12:00:00Z").await;
+    let db = TestDb::connect(Backend::Postgres).await;
+    let store = Arc::clone(&db.store);
+    let game = create(store.as_ref(), "2026-05-01T12:00:00Z").await;
 
-        // An open transaction holding seat 0 makes the append wait after its event inserts.
-        let mut blocker = PgConnection::connect(&db.url).await.expect("connect");
-        sqlx::raw_sql("BEGIN")
-            .execute(&mut blocker)
-            .await
-            .expect("begin");
-        sqlx::query(
-            "INSERT INTO seats (game_id, seat, name, client_seed) VALUES ($1, 0, 'blocker', 's')",
-        )
-        .bind(game.id)
+    // An open transaction holding seat 0 makes the append wait after its event inserts.
+    let mut blocker = PgConnection::connect(&db.url).await.expect("connect");
+    sqlx::raw_sql("BEGIN")
         .execute(&mut blocker)
         .await
-        .expect("hold seat 0");
+        .expect("begin");
+    sqlx::query(
+        "INSERT INTO seats (game_id, seat, name, client_seed) VALUES ($1, 0, 'blocker', 's')",
+    )
+    .bind(game.id)
+    .execute(&mut blocker)
+    .await
+    .expect("hold seat 0");
 
-        let appending = tokio::spawn({
-            let store = Arc::clone(&store);
-            async move {
-                let events = vec![
-                    event("player_joined", json!({"seat": 0})),
-                    event("player_joined", json!({"seat": 0, "again": true})),
-                ];
-                let joined = seat_update("waiting", 0, Some([5; 32]));
-                store.append(game.id, 1, events, joined, None).await
-            }
-        });
+    let appending = tokio::spawn({
+        let store = Arc::clone(&store);
+        async move {
+            let events = vec![
+                event("player_joined", json!({"seat": 0})),
+                event("player_joined", json!({"seat": 0, "again": true})),
+            ];
+            let joined = seat_update("waiting", 0, Some([5; 32]));
+            store.append(game.id, 1, events, joined, None).await
+        }
+    });
 
-        let mut watcher = PgConnection::connect(&db.url).await.expect("connect");
-        let deadline = Instant::now() + Duration::from_secs(10);
-        let pid: i32 = loop {
-            let waiting: Option<i32> = sqlx::query_scalar(
-                "SELECT pid FROM pg_stat_activity \
-                 WHERE datname = current_database() AND wait_event_type = 'Lock' \
-                   AND query LIKE 'INSERT INTO seats%'",
-            )
-            .fetch_optional(&mut watcher)
-            .await
-            .expect("pg_stat_activity");
-            if let Some(pid) = waiting {
-                break pid;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the append never waited on seat 0"
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        };
-        let wrote_events: bool = sqlx::query_scalar(
-            "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE pid = $1 \
-               AND relation = 'events'::regclass AND mode = 'RowExclusiveLock')",
+    let mut watcher = PgConnection::connect(&db.url).await.expect("connect");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let pid: i32 = loop {
+        let waiting: Option<i32> = sqlx::query_scalar(
+            "SELECT pid FROM pg_stat_activity \
+             WHERE datname = current_database() AND wait_event_type = 'Lock' \
+               AND query LIKE 'INSERT INTO seats%'",
         )
+        .fetch_optional(&mut watcher)
+        .await
+        .expect("pg_stat_activity");
+        if let Some(pid) = waiting {
+            break pid;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the append never waited on seat 0"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let wrote_events: bool = sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE pid = $1 \
+           AND relation = 'events'::regclass AND mode = 'RowExclusiveLock')",
+    )
+    .bind(pid)
+    .fetch_one(&mut watcher)
+    .await
+    .expect("pg_locks");
+    assert!(
+        wrote_events,
+        "the append inserted its events before waiting"
+    );
+    let killed: bool = sqlx::query_scalar("SELECT pg_terminate_backend($1)")
         .bind(pid)
         .fetch_one(&mut watcher)
         .await
-        .expect("pg_locks");
-        assert!(
-            wrote_events,
-            "the append inserted its events before waiting"
-        );
-        let killed: bool = sqlx::query_scalar("SELECT pg_terminate_backend($1)")
-            .bind(pid)
-            .fetch_one(&mut watcher)
-            .await
-            .expect("terminate");
-        assert!(killed);
+        .expect("terminate");
+    assert!(killed);
 
-        let result = appending.await.expect("task");
-        assert!(
-            matches!(result, Err(StoreError::Unavailable(_))),
-            "{result:?}"
-        );
-        sqlx::raw_sql("ROLLBACK")
-            .execute(&mut blocker)
-            .await
-            .expect("rollback");
+    let result = appending.await.expect("task");
+    assert!(
+        matches!(result, Err(StoreError::Unavailable(_))),
+        "{result:?}"
+    );
+    sqlx::raw_sql("ROLLBACK")
+        .execute(&mut blocker)
+        .await
+        .expect("rollback");
 
-        assert_eq!(seqs(&all_events(store.as_ref(), game.id).await), [1]);
-        let loaded = store.load_game(game.id).await.expect("load").expect("game");
-        assert_eq!((loaded.version, loaded.players), (1, 0));
-        assert!(loaded.seat_tokens.is_empty());
+    assert_eq!(seqs(&all_events(store.as_ref(), game.id).await), [1]);
+    let loaded = store.load_game(game.id).await.expect("load").expect("game");
+    assert_eq!((loaded.version, loaded.players), (1, 0));
+    assert!(loaded.seat_tokens.is_empty());
 
-        let retried = store
-            .append(
-                game.id,
-                1,
-                vec![event("player_joined", json!({"seat": 0}))],
-                seat_update("waiting", 0, Some([5; 32])),
-                None,
-            )
-            .await
-            .expect("the pool recovers");
-        assert_eq!(seqs(&retried), [2]);
-        let entries = all_events(store.as_ref(), game.id).await;
-        let loaded = store.load_game(game.id).await.expect("load").expect("game");
-        assert_eq!(verify_chain(&SEED, &entries), Ok(loaded.head_hash));
-    })
-    .await;
+    let retried = store
+        .append(
+            game.id,
+            1,
+            vec![event("player_joined", json!({"seat": 0}))],
+            seat_update("waiting", 0, Some([5; 32])),
+            None,
+        )
+        .await
+        .expect("the pool recovers");
+    assert_eq!(seqs(&retried), [2]);
+    let entries = all_events(store.as_ref(), game.id).await;
+    let loaded = store.load_game(game.id).await.expect("load").expect("game");
+    assert_eq!(verify_chain(&SEED, &entries), Ok(loaded.head_hash));
 }
 
 #[tokio::test]
