@@ -4,35 +4,10 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::{Backend, Seat, TestApp, pick_move, score_grid, spawn_app};
+use common::{Backend, Seat, TestApp, play_to_the_end, score_grid, spawn_app};
 use reqwest::Method;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-
-/// Plays every seat's moves with [`pick_move`] until the game is finished; returns the number
-/// of moves sent.
-async fn play_out(app: &TestApp, id: &str, seats: &[Seat]) -> usize {
-    let mut moves = 0;
-    for _round in 0..10_000 {
-        let mut moved = false;
-        for seat in seats {
-            let view = app.view(id, Some(&seat.token)).await;
-            if view["status"] == "finished" {
-                return moves;
-            }
-            if let Some(mv) = pick_move(&view, moves) {
-                let response = app.play(id, &seat.token, &mv).await;
-                let status = response.status();
-                let body: Value = response.json().await.unwrap();
-                assert_eq!(status, 200, "seat {} move {mv}: {body}", seat.seat);
-                moves += 1;
-                moved = true;
-            }
-        }
-        assert!(moved, "nobody could move in a game that is not finished");
-    }
-    panic!("the game did not finish");
-}
 
 /// Checks the finished log: each hole's scores against an independent scoring of its grids,
 /// the totals, the winners and the revealed seed against the commitment.
@@ -119,7 +94,7 @@ async fn four_humans_play_nine_holes_to_the_right_winners(backend: Backend) {
     assert_eq!(view["stage"], "reveal");
     assert_eq!(view["current_seat"], Value::Null);
 
-    let moves = play_out(&app, &id, &seats).await;
+    let moves = play_to_the_end(&app, &id, &seats).await;
     assert!(moves > 9 * 4 * 3, "{moves} moves for nine holes");
     check_final_results(&app, &id, 4, 9).await;
 }
@@ -147,19 +122,10 @@ async fn a_human_plays_three_bots_to_the_end(backend: Backend) {
             "a bot gets no token: {joined}"
         );
     }
-    let mut moves = 0;
-    loop {
-        let view = app.view(&id, Some(&human.token)).await;
-        if view["status"] == "finished" {
-            break;
-        }
-        // Bots play in the request that hands them the turn: the human is never left waiting.
-        let mv = pick_move(&view, moves).expect("the human has a move whenever the game runs");
-        let response = app.play(&id, &human.token, &mv).await;
-        assert_eq!(response.status(), 200);
-        moves += 1;
-        assert!(moves < 5_000);
-    }
+    // Bots play in the request that hands them the turn: the human is never left waiting, so
+    // the human alone plays the game out.
+    let moves = play_to_the_end(&app, &id, std::slice::from_ref(&human)).await;
+    assert!(moves < 5_000);
     let view = check_final_results(&app, &id, 4, 3).await;
     assert_eq!(view["players"][1]["bot"], "greedy");
     assert_eq!(view["players"][2]["bot"], "random");
