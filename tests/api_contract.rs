@@ -5,7 +5,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::{Backend, Seat, TestApp, pick_move, spawn_app, stacked_deck};
+use common::{Backend, Seat, TestApp, play_to_the_end, spawn_app, stacked_deck};
 use reqwest::Method;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::{Value, json};
@@ -40,41 +40,55 @@ async fn raw(
 /// Asserts that `response` is the problem `code` with `status`, as API.md spells problems, and
 /// returns its body.
 async fn problem(response: reqwest::Response, status: u16, code: &str) -> Value {
+    check_problem(response, status, code)
+        .await
+        .unwrap_or_else(|mismatch| panic!("{mismatch}"))
+}
+
+/// The body of `response` if it is the problem `code` with `status`, as API.md spells problems;
+/// else what differs.
+async fn check_problem(
+    response: reqwest::Response,
+    status: u16,
+    code: &str,
+) -> Result<Value, String> {
     let actual = response.status().as_u16();
     let headers = response.headers().clone();
-    let text = response.text().await.unwrap();
-    assert_eq!(
-        actual, status,
-        "expected {status} {code}, got {actual}: {text}"
-    );
-    assert_eq!(
-        headers
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default(),
-        "application/problem+json",
-        "problem content type for {code}: {text}"
-    );
-    assert!(headers.contains_key("x-request-id"), "{code}: x-request-id");
-    if status == 401 {
-        assert_eq!(
-            headers
-                .get("www-authenticate")
-                .and_then(|v| v.to_str().ok()),
-            Some("Bearer"),
-            "a 401 names the scheme it wants"
-        );
+    let text = response.text().await.map_err(|error| error.to_string())?;
+    if actual != status {
+        return Err(format!("expected {status} {code}, got {actual}: {text}"));
     }
-    let body: Value = serde_json::from_str(&text).expect("a problem is JSON");
-    assert_eq!(body["code"], code, "{text}");
-    assert_eq!(body["status"], status, "{text}");
+    let content_type = headers
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    if content_type != "application/problem+json" {
+        return Err(format!(
+            "problem content type for {code} is {content_type:?}: {text}"
+        ));
+    }
+    if !headers.contains_key("x-request-id") {
+        return Err(format!("{code}: no x-request-id"));
+    }
+    let scheme = headers
+        .get("www-authenticate")
+        .and_then(|v| v.to_str().ok());
+    if status == 401 && scheme != Some("Bearer") {
+        return Err(format!(
+            "a 401 names the scheme it wants, not {scheme:?}: {text}"
+        ));
+    }
+    let body: Value =
+        serde_json::from_str(&text).map_err(|_| format!("a problem is JSON: {text}"))?;
+    if body["code"] != code || body["status"] != status {
+        return Err(format!("expected {status} {code}: {text}"));
+    }
     for field in ["type", "title", "detail"] {
-        assert!(
-            body[field].as_str().is_some_and(|s| !s.is_empty()),
-            "{code}: `{field}` present in {text}"
-        );
+        if body[field].as_str().is_none_or(str::is_empty) {
+            return Err(format!("{code}: `{field}` missing in {text}"));
+        }
     }
-    body
+    Ok(body)
 }
 
 /// The value of a response header as text.
@@ -163,24 +177,6 @@ async fn assert_unchanged(app: &TestApp, id: &str, before: (u64, usize), what: &
 /// The version and the log length of a game.
 async fn snapshot(app: &TestApp, id: &str) -> (u64, usize) {
     (version(app, id).await, log_len(app, id).await)
-}
-
-/// Plays every seat with [`pick_move`] until the game is finished.
-async fn play_to_the_end(app: &TestApp, id: &str, seats: &[Seat]) {
-    let mut moves = 0;
-    for _round in 0..10_000 {
-        for seat in seats {
-            let view = app.view(id, Some(&seat.token)).await;
-            if view["status"] == "finished" {
-                return;
-            }
-            if let Some(mv) = pick_move(&view, moves) {
-                ok_move(app, id, seat, mv).await;
-                moves += 1;
-            }
-        }
-    }
-    panic!("the game did not finish");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1208,137 +1204,69 @@ async fn creation_and_seat_values_that_break_a_rule_are_422(backend: Backend) {
 // Precedence
 // ---------------------------------------------------------------------------------------------
 
+/// What a precedence case must answer: a problem, or the stored answer of an idempotent request.
+enum Answer<'a> {
+    Problem(u16, &'a str),
+    Stored(&'a Value),
+}
+
+/// A precedence case: what it shows, then the request (method, path, body, headers) and the
+/// answer it must get.
+type PrecedenceCase<'a> = (
+    &'a str,
+    Method,
+    String,
+    Option<&'a str>,
+    Vec<(&'a str, &'a str)>,
+    Answer<'a>,
+);
+
+/// Sends every case in order; returns a line for each case that got another answer.
+async fn precedence_mismatches(app: &TestApp, cases: Vec<PrecedenceCase<'_>>) -> Vec<String> {
+    let mut mismatches = Vec::new();
+    for (name, method, path, body, headers, answer) in cases {
+        let response = raw(app, method.clone(), &path, body, &headers).await;
+        let outcome = match answer {
+            Answer::Problem(status, code) => check_problem(response, status, code).await.map(drop),
+            Answer::Stored(stored) => {
+                let status = response.status().as_u16();
+                let text = response.text().await.unwrap_or_default();
+                match serde_json::from_str::<Value>(&text) {
+                    Ok(body) if status == 200 && body == *stored => Ok(()),
+                    _ => Err(format!(
+                        "expected the stored 200 {stored}, got {status}: {text}"
+                    )),
+                }
+            }
+        };
+        if let Err(mismatch) = outcome {
+            mismatches.push(format!("{name} ({method} {path}): {mismatch}"));
+        }
+    }
+    mismatches
+}
+
 async fn failures_follow_the_contracts_precedence(backend: Backend) {
-    // 404 game, then 401 token, then 400 body, then an idempotent replay, then 412, 409 and 422.
+    // 404 game, then 401 token, then 400 body, then an idempotent replay, then 412, 409 and 422:
+    // each case breaks two of them and must get the answer of the first; every case runs.
+    use Answer::{Problem, Stored};
     let app = spawn_app(backend).await;
     let (id, _, seats) = started(&app, json!({"seats": 2, "holes": 1})).await;
+    let (waiting, _) = app.create_game(json!({"seats": 2})).await;
     let moves = format!("/v1/games/{id}/moves");
     let good = format!("Bearer {}", seats[0].token);
     let bad = "Bearer not-a-token";
 
-    // Unknown game + bad token + bad body → 404.
-    let response = raw(
-        &app,
-        Method::POST,
-        &format!("/v1/games/{NO_GAME}/moves"),
-        Some("{"),
-        &[("authorization", bad), ("if-match", "\"1\"")],
-    )
-    .await;
-    problem(response, 404, "not_found").await;
-    let response = raw(
-        &app,
-        Method::POST,
-        &format!("/v1/games/{NO_GAME}/players"),
-        Some("{"),
-        &[("authorization", bad)],
-    )
-    .await;
-    problem(response, 404, "not_found").await;
-    let response = raw(
-        &app,
-        Method::GET,
-        &format!("/v1/games/{NO_GAME}/events?limit=0"),
-        None,
-        &[("authorization", bad)],
-    )
-    .await;
-    problem(response, 404, "not_found").await;
-    // A parameter that does not parse is a 400 only once the game is found and the token good.
-    let response = raw(
-        &app,
-        Method::GET,
-        &format!("/v1/games/{NO_GAME}/events?limit=ten"),
-        None,
-        &[],
-    )
-    .await;
-    problem(response, 404, "not_found").await;
-    let response = raw(
-        &app,
-        Method::GET,
-        &format!("/v1/games/{id}/events?limit=ten"),
-        None,
-        &[("authorization", bad)],
-    )
-    .await;
-    problem(response, 401, "unauthorized").await;
-    // So is a header that does not parse (an Idempotency-Key with a space).
-    let response = raw(
-        &app,
-        Method::POST,
-        &format!("/v1/games/{NO_GAME}/moves"),
-        Some(r#"{"type": "pass"}"#),
-        &[("authorization", bad), ("idempotency-key", "a b")],
-    )
-    .await;
-    problem(response, 404, "not_found").await;
-    let response = raw(
-        &app,
-        Method::POST,
-        &moves,
-        Some(r#"{"type": "pass"}"#),
-        &[("authorization", bad), ("idempotency-key", "a b")],
-    )
-    .await;
-    problem(response, 401, "unauthorized").await;
-    // Bad token + bad body → 401 (also without any token).
-    let response = raw(
-        &app,
-        Method::POST,
-        &moves,
-        Some("{"),
-        &[("authorization", bad), ("if-match", "\"1\"")],
-    )
-    .await;
-    problem(response, 401, "unauthorized").await;
-    let response = raw(&app, Method::POST, &moves, Some(r#"{"type": "peek"}"#), &[]).await;
-    problem(response, 401, "unauthorized").await;
-    let response = raw(
-        &app,
-        Method::GET,
-        &format!("/v1/games/{id}/events?limit=0"),
-        None,
-        &[("authorization", bad)],
-    )
-    .await;
-    problem(response, 401, "unauthorized").await;
-    let (waiting, _) = app.create_game(json!({"seats": 2})).await;
-    let response = raw(
-        &app,
-        Method::POST,
-        &format!("/v1/games/{waiting}/players"),
-        Some(r#"{"name": 1}"#),
-        &[("authorization", bad)],
-    )
-    .await;
-    problem(response, 401, "unauthorized").await;
-    // Bad body + stale If-Match → 400.
-    let response = raw(
-        &app,
-        Method::POST,
-        &moves,
-        Some(r#"{"type": "reveal"}"#),
-        &[("authorization", &good), ("if-match", "\"1\"")],
-    )
-    .await;
-    problem(response, 400, "malformed_request").await;
-
-    // A replayed idempotent request with a stale If-Match still gets its stored 200.
+    // Seat 0 reveals with a key and the current If-Match, then seat 1 reveals: the key's stored
+    // answer outlives both the tag and the stage it was given in.
     let reveal = r#"{"type": "reveal", "positions": [0, 1]}"#;
     let tag = format!("\"{}\"", version(&app, &id).await);
-    let first = raw(
-        &app,
-        Method::POST,
-        &moves,
-        Some(reveal),
-        &[
-            ("authorization", &good),
-            ("if-match", &tag),
-            ("idempotency-key", "reveal-0"),
-        ],
-    )
-    .await;
+    let keyed = [
+        ("authorization", good.as_str()),
+        ("if-match", tag.as_str()),
+        ("idempotency-key", "reveal-0"),
+    ];
+    let first = raw(&app, Method::POST, &moves, Some(reveal), &keyed).await;
     assert_eq!(first.status(), 200);
     let first: Value = first.json().await.unwrap();
     ok_move(
@@ -1349,59 +1277,43 @@ async fn failures_follow_the_contracts_precedence(backend: Backend) {
     )
     .await;
     let before = snapshot(&app, &id).await;
-    let retried = raw(
-        &app,
-        Method::POST,
-        &moves,
-        Some(reveal),
-        &[
-            ("authorization", &good),
-            ("if-match", &tag),
-            ("idempotency-key", "reveal-0"),
-        ],
-    )
-    .await;
-    assert_eq!(retried.status(), 200);
-    assert_eq!(retried.json::<Value>().await.unwrap(), first);
-    assert_unchanged(&app, &id, before, "a replayed reveal").await;
-    // A replay wins over 409 too: the seat has revealed, yet the retry is the stored 200.
-    let retried = raw(
-        &app,
-        Method::POST,
-        &moves,
-        Some(reveal),
-        &[("authorization", &good), ("idempotency-key", "reveal-0")],
-    )
-    .await;
-    assert_eq!(retried.status(), 200);
-
-    // Stale If-Match + not your turn → 412; not your turn + out-of-range position → 409.
     let (current, other) = turn_order(&app, &id, &seats).await;
+    let current_auth = format!("Bearer {}", current.token);
     let other_auth = format!("Bearer {}", other.token);
-    let response = raw(
-        &app,
-        Method::POST,
-        &moves,
-        Some(r#"{"type": "draw", "source": "stock"}"#),
-        &[("authorization", &other_auth), ("if-match", "\"2\"")],
-    )
-    .await;
-    problem(response, 412, "stale_version").await;
-    let response = raw(
-        &app,
-        Method::POST,
-        &moves,
-        Some(r#"{"type": "swap", "position": 9}"#),
-        &[("authorization", &other_auth)],
-    )
-    .await;
-    problem(response, 409, "not_your_turn").await;
-    // Wrong stage + out-of-range position → 409; the current seat, same move → 409 wrong_stage.
-    let response = app
-        .play(&id, &current.token, &json!({"type": "swap", "position": 9}))
-        .await;
-    problem(response, 409, "wrong_stage").await;
-    // Stale If-Match + a rule break (422) → 412.
+
+    let unknown_moves = format!("/v1/games/{NO_GAME}/moves");
+    let unknown_events = format!("/v1/games/{NO_GAME}/events");
+    let events = format!("/v1/games/{id}/events");
+    let pass = r#"{"type": "pass"}"#;
+    let swap_out_of_range = r#"{"type": "swap", "position": 9}"#;
+    #[rustfmt::skip]
+    let before_the_draw: Vec<PrecedenceCase> = vec![
+        ("unknown game + bad token + bad body + stale If-Match", Method::POST, unknown_moves.clone(), Some("{"), vec![("authorization", bad), ("if-match", "\"1\"")], Problem(404, "not_found")),
+        ("unknown game + bad token + bad join body", Method::POST, format!("/v1/games/{NO_GAME}/players"), Some("{"), vec![("authorization", bad)], Problem(404, "not_found")),
+        ("unknown game + bad token + limit out of range", Method::GET, format!("{unknown_events}?limit=0"), None, vec![("authorization", bad)], Problem(404, "not_found")),
+        // A parameter that does not parse is a 400 only once the game is found and the token good.
+        ("unknown game + unparsed parameter", Method::GET, format!("{unknown_events}?limit=ten"), None, vec![], Problem(404, "not_found")),
+        ("bad token + unparsed parameter", Method::GET, format!("{events}?limit=ten"), None, vec![("authorization", bad)], Problem(401, "unauthorized")),
+        // So is a header that does not parse (an Idempotency-Key with a space).
+        ("unknown game + bad token + unparsed header", Method::POST, unknown_moves.clone(), Some(pass), vec![("authorization", bad), ("idempotency-key", "a b")], Problem(404, "not_found")),
+        ("bad token + unparsed header", Method::POST, moves.clone(), Some(pass), vec![("authorization", bad), ("idempotency-key", "a b")], Problem(401, "unauthorized")),
+        ("bad token + bad body + stale If-Match", Method::POST, moves.clone(), Some("{"), vec![("authorization", bad), ("if-match", "\"1\"")], Problem(401, "unauthorized")),
+        ("no token + bad body", Method::POST, moves.clone(), Some(r#"{"type": "peek"}"#), vec![], Problem(401, "unauthorized")),
+        ("bad token + limit out of range", Method::GET, format!("{events}?limit=0"), None, vec![("authorization", bad)], Problem(401, "unauthorized")),
+        ("bad token + bad join body", Method::POST, format!("/v1/games/{waiting}/players"), Some(r#"{"name": 1}"#), vec![("authorization", bad)], Problem(401, "unauthorized")),
+        ("bad body + stale If-Match", Method::POST, moves.clone(), Some(r#"{"type": "reveal"}"#), vec![("authorization", &good), ("if-match", "\"1\"")], Problem(400, "malformed_request")),
+        ("idempotent replay + stale If-Match", Method::POST, moves.clone(), Some(reveal), keyed.to_vec(), Stored(&first)),
+        ("idempotent replay + already revealed (409)", Method::POST, moves.clone(), Some(reveal), vec![("authorization", &good), ("idempotency-key", "reveal-0")], Stored(&first)),
+        ("stale If-Match + not your turn", Method::POST, moves.clone(), Some(r#"{"type": "draw", "source": "stock"}"#), vec![("authorization", &other_auth), ("if-match", "\"2\"")], Problem(412, "stale_version")),
+        ("not your turn + position out of range", Method::POST, moves.clone(), Some(swap_out_of_range), vec![("authorization", &other_auth)], Problem(409, "not_your_turn")),
+        ("wrong stage + position out of range", Method::POST, moves.clone(), Some(swap_out_of_range), vec![("authorization", &current_auth)], Problem(409, "wrong_stage")),
+    ];
+    let mut mismatches = precedence_mismatches(&app, before_the_draw).await;
+    if snapshot(&app, &id).await != before {
+        mismatches.push("the refused requests and the replays changed the game".to_owned());
+    }
+
+    // The current seat takes the discard, so discarding it would break a rule (422).
     ok_move(
         &app,
         &id,
@@ -1409,41 +1321,25 @@ async fn failures_follow_the_contracts_precedence(backend: Backend) {
         json!({"type": "draw", "source": "discard"}),
     )
     .await;
-    let response = raw(
-        &app,
-        Method::POST,
-        &moves,
-        Some(r#"{"type": "discard"}"#),
-        &[
-            ("authorization", &format!("Bearer {}", current.token)),
-            ("if-match", "\"3\""),
-        ],
-    )
-    .await;
-    problem(response, 412, "stale_version").await;
-    assert_unchanged(
-        &app,
-        &id,
-        (before.0 + 1, before.1 + 1),
-        "refused moves after the draw",
-    )
-    .await;
-
-    // A full game refuses a join (409) before it judges the joiner's name or seed (422).
-    for body in [
-        json!({"name": "   "}),
-        json!({"name": "Ok", "client_seed": "x".repeat(65)}),
-    ] {
-        let response = app
-            .send(
-                Method::POST,
-                &format!("/v1/games/{id}/players"),
-                Some(&body),
-                None,
-            )
-            .await;
-        problem(response, 409, "game_full").await;
+    let join = format!("/v1/games/{id}/players");
+    let long_seed = format!(r#"{{"name": "Ok", "client_seed": "{}"}}"#, "x".repeat(65));
+    #[rustfmt::skip]
+    let after_the_draw: Vec<PrecedenceCase> = vec![
+        ("stale If-Match + must swap the discard draw (422)", Method::POST, moves.clone(), Some(r#"{"type": "discard"}"#), vec![("authorization", &current_auth), ("if-match", "\"3\"")], Problem(412, "stale_version")),
+        // A full game refuses a join (409) before it judges the joiner's name or seed (422).
+        ("full game + invalid name", Method::POST, join.clone(), Some(r#"{"name": "   "}"#), vec![], Problem(409, "game_full")),
+        ("full game + invalid client seed", Method::POST, join.clone(), Some(&long_seed), vec![], Problem(409, "game_full")),
+    ];
+    mismatches.extend(precedence_mismatches(&app, after_the_draw).await);
+    if snapshot(&app, &id).await != (before.0 + 1, before.1 + 1) {
+        mismatches.push("refused moves after the draw changed the game".to_owned());
     }
+    assert!(
+        mismatches.is_empty(),
+        "{} precedence cases failed:\n{}",
+        mismatches.len(),
+        mismatches.join("\n")
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
