@@ -2,6 +2,8 @@
 
 #![allow(dead_code)] // each test binary uses a different part of this module
 
+pub mod contract;
+
 use std::sync::Arc;
 use std::time::Duration;
 
