@@ -4,7 +4,8 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::{Backend, Seat, TestApp, play_to_the_end, score_grid, spawn_app};
+use common::contract::{reveal_all, started};
+use common::{Backend, TestApp, play_to_the_end, score_grid, spawn_app};
 use reqwest::Method;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -141,7 +142,7 @@ async fn a_human_plays_three_bots_to_the_end(backend: Backend) {
 
 async fn ten_concurrent_identical_moves_apply_once(backend: Backend) {
     let app = spawn_app(backend).await;
-    let (id, seats) = started_game(&app, 2).await;
+    let (id, _, seats) = started(&app, json!({"seats": 2, "holes": 2})).await;
     reveal_all(&app, &id, &seats).await;
     let view = app.view(&id, None).await;
     let current = &seats[view["current_seat"].as_u64().unwrap() as usize];
@@ -231,30 +232,6 @@ async fn simultaneous_joins_take_each_seat_once(backend: Backend) {
         1,
         "the deal happened once"
     );
-}
-
-/// A game of `seats` humans, every seat taken.
-pub async fn started_game(app: &TestApp, seats: usize) -> (String, Vec<Seat>) {
-    let (id, _) = app.create_game(json!({"seats": seats, "holes": 2})).await;
-    let mut taken = Vec::new();
-    for n in 0..seats {
-        taken.push(app.join(&id, &format!("Player {n}")).await);
-    }
-    (id, taken)
-}
-
-/// Every seat reveals positions 0 and 1.
-pub async fn reveal_all(app: &TestApp, id: &str, seats: &[Seat]) {
-    for seat in seats {
-        let response = app
-            .play(
-                id,
-                &seat.token,
-                &json!({"type": "reveal", "positions": [0, 1]}),
-            )
-            .await;
-        assert_eq!(response.status(), 200);
-    }
 }
 
 on_both_backends!(
