@@ -77,6 +77,7 @@ async fn check_final_results(app: &TestApp, id: &str, seats: usize, holes: usize
 }
 
 async fn four_humans_play_nine_holes_to_the_right_winners(backend: Backend) {
+    // A default game of four people runs nine holes; every score, total and winner is right.
     let app = spawn_app(backend).await;
     let (id, created) = app.create_game(json!({"seats": 4})).await;
     assert_eq!(created["holes"], 9);
@@ -101,6 +102,7 @@ async fn four_humans_play_nine_holes_to_the_right_winners(backend: Backend) {
 }
 
 async fn a_human_plays_three_bots_to_the_end(backend: Backend) {
+    // Bots seated by the host take their turns by themselves while one person plays a game out.
     let app = spawn_app(backend).await;
     let (id, created) = app
         .create_game(json!({"seats": 4, "holes": 3, "rules": {"final_turns": true}}))
@@ -141,6 +143,8 @@ async fn a_human_plays_three_bots_to_the_end(backend: Backend) {
 }
 
 async fn ten_concurrent_identical_moves_apply_once(backend: Backend) {
+    // Ten copies of one move at once: one applies and nine are 409; ten copies with one
+    // idempotency key all get the answer of the one that applied.
     let app = spawn_app(backend).await;
     let (id, _, seats) = started(&app, json!({"seats": 2, "holes": 2})).await;
     reveal_all(&app, &id, &seats).await;
@@ -192,6 +196,7 @@ async fn ten_concurrent_identical_moves_apply_once(backend: Backend) {
 }
 
 async fn simultaneous_joins_take_each_seat_once(backend: Backend) {
+    // Eight people joining a four-seat game at once: four get a seat each, four get game_full.
     let app = spawn_app(backend).await;
     let (id, _) = app.create_game(json!({"seats": 4, "holes": 1})).await;
     let responses = futures_util::future::join_all((0..8).map(|n| {

@@ -183,11 +183,13 @@ on_both_backends!(health_and_readiness_answer);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_readiness_fails_fast_when_the_database_is_gone() {
+    // Only a PostgreSQL database can be dropped from under a running server.
     readiness_fails_fast_when_the_database_is_gone(Backend::Postgres).await;
 }
 
 #[test]
 fn every_reference_in_the_spec_resolves() {
+    // Every `$ref` of the generated spec points to a component it defines.
     fn references(value: &serde_json::Value, found: &mut Vec<String>) {
         match value {
             serde_json::Value::Object(object) => {
@@ -220,6 +222,7 @@ fn every_reference_in_the_spec_resolves() {
 
 #[test]
 fn committed_spec_is_what_the_code_generates() {
+    // openapi/openapi.json is what the code generates today.
     let committed = include_str!("../openapi/openapi.json");
     assert!(
         committed.trim_end() == golf_server::api::openapi_json().trim_end(),
@@ -249,6 +252,8 @@ fn resolve<'a>(spec: &'a serde_json::Value, value: &'a serde_json::Value) -> &'a
 
 #[test]
 fn the_spec_documents_every_failure_and_every_header() {
+    // Operations that ask the database document 500 and 503, writes the 409s a store gives, and
+    // every answer the headers it carries.
     let spec: serde_json::Value = serde_json::from_str(&golf_server::api::openapi_json()).unwrap();
     let without_database = ["/healthz", "/metrics"];
     let operations = operations(&spec);
