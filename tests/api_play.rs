@@ -4,35 +4,11 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::{Backend, Seat, TestApp, pick_move, score_grid, spawn_app};
+use common::contract::{reveal_all, started};
+use common::{Backend, TestApp, play_to_the_end, score_grid, spawn_app};
 use reqwest::Method;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-
-/// Plays every seat's moves with [`pick_move`] until the game is finished; returns the number
-/// of moves sent.
-async fn play_out(app: &TestApp, id: &str, seats: &[Seat]) -> usize {
-    let mut moves = 0;
-    for _round in 0..10_000 {
-        let mut moved = false;
-        for seat in seats {
-            let view = app.view(id, Some(&seat.token)).await;
-            if view["status"] == "finished" {
-                return moves;
-            }
-            if let Some(mv) = pick_move(&view, moves) {
-                let response = app.play(id, &seat.token, &mv).await;
-                let status = response.status();
-                let body: Value = response.json().await.unwrap();
-                assert_eq!(status, 200, "seat {} move {mv}: {body}", seat.seat);
-                moves += 1;
-                moved = true;
-            }
-        }
-        assert!(moved, "nobody could move in a game that is not finished");
-    }
-    panic!("the game did not finish");
-}
 
 /// Checks the finished log: each hole's scores against an independent scoring of its grids,
 /// the totals, the winners and the revealed seed against the commitment.
@@ -101,6 +77,7 @@ async fn check_final_results(app: &TestApp, id: &str, seats: usize, holes: usize
 }
 
 async fn four_humans_play_nine_holes_to_the_right_winners(backend: Backend) {
+    // A default game of four people runs nine holes; every score, total and winner is right.
     let app = spawn_app(backend).await;
     let (id, created) = app.create_game(json!({"seats": 4})).await;
     assert_eq!(created["holes"], 9);
@@ -119,12 +96,13 @@ async fn four_humans_play_nine_holes_to_the_right_winners(backend: Backend) {
     assert_eq!(view["stage"], "reveal");
     assert_eq!(view["current_seat"], Value::Null);
 
-    let moves = play_out(&app, &id, &seats).await;
+    let moves = play_to_the_end(&app, &id, &seats).await;
     assert!(moves > 9 * 4 * 3, "{moves} moves for nine holes");
     check_final_results(&app, &id, 4, 9).await;
 }
 
 async fn a_human_plays_three_bots_to_the_end(backend: Backend) {
+    // Bots seated by the host take their turns by themselves while one person plays a game out.
     let app = spawn_app(backend).await;
     let (id, created) = app
         .create_game(json!({"seats": 4, "holes": 3, "rules": {"final_turns": true}}))
@@ -147,19 +125,10 @@ async fn a_human_plays_three_bots_to_the_end(backend: Backend) {
             "a bot gets no token: {joined}"
         );
     }
-    let mut moves = 0;
-    loop {
-        let view = app.view(&id, Some(&human.token)).await;
-        if view["status"] == "finished" {
-            break;
-        }
-        // Bots play in the request that hands them the turn: the human is never left waiting.
-        let mv = pick_move(&view, moves).expect("the human has a move whenever the game runs");
-        let response = app.play(&id, &human.token, &mv).await;
-        assert_eq!(response.status(), 200);
-        moves += 1;
-        assert!(moves < 5_000);
-    }
+    // Bots play in the request that hands them the turn: the human is never left waiting, so
+    // the human alone plays the game out.
+    let moves = play_to_the_end(&app, &id, std::slice::from_ref(&human)).await;
+    assert!(moves < 5_000);
     let view = check_final_results(&app, &id, 4, 3).await;
     assert_eq!(view["players"][1]["bot"], "greedy");
     assert_eq!(view["players"][2]["bot"], "random");
@@ -174,8 +143,10 @@ async fn a_human_plays_three_bots_to_the_end(backend: Backend) {
 }
 
 async fn ten_concurrent_identical_moves_apply_once(backend: Backend) {
+    // Ten copies of one move at once: one applies and nine are 409; ten copies with one
+    // idempotency key all get the answer of the one that applied.
     let app = spawn_app(backend).await;
-    let (id, seats) = started_game(&app, 2).await;
+    let (id, _, seats) = started(&app, json!({"seats": 2, "holes": 2})).await;
     reveal_all(&app, &id, &seats).await;
     let view = app.view(&id, None).await;
     let current = &seats[view["current_seat"].as_u64().unwrap() as usize];
@@ -225,6 +196,7 @@ async fn ten_concurrent_identical_moves_apply_once(backend: Backend) {
 }
 
 async fn simultaneous_joins_take_each_seat_once(backend: Backend) {
+    // Eight people joining a four-seat game at once: four get a seat each, four get game_full.
     let app = spawn_app(backend).await;
     let (id, _) = app.create_game(json!({"seats": 4, "holes": 1})).await;
     let responses = futures_util::future::join_all((0..8).map(|n| {
@@ -265,30 +237,6 @@ async fn simultaneous_joins_take_each_seat_once(backend: Backend) {
         1,
         "the deal happened once"
     );
-}
-
-/// A game of `seats` humans, every seat taken.
-pub async fn started_game(app: &TestApp, seats: usize) -> (String, Vec<Seat>) {
-    let (id, _) = app.create_game(json!({"seats": seats, "holes": 2})).await;
-    let mut taken = Vec::new();
-    for n in 0..seats {
-        taken.push(app.join(&id, &format!("Player {n}")).await);
-    }
-    (id, taken)
-}
-
-/// Every seat reveals positions 0 and 1.
-pub async fn reveal_all(app: &TestApp, id: &str, seats: &[Seat]) {
-    for seat in seats {
-        let response = app
-            .play(
-                id,
-                &seat.token,
-                &json!({"type": "reveal", "positions": [0, 1]}),
-            )
-            .await;
-        assert_eq!(response.status(), 200);
-    }
 }
 
 on_both_backends!(

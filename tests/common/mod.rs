@@ -2,6 +2,8 @@
 
 #![allow(dead_code)] // each test binary uses a different part of this module
 
+pub mod contract;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -388,6 +390,31 @@ impl TestApp {
             }
         }
     }
+}
+
+/// Plays every seat with [`pick_move`] until the game is finished; returns the number of moves
+/// sent.
+pub async fn play_to_the_end(app: &TestApp, id: &str, seats: &[Seat]) -> usize {
+    let mut moves = 0;
+    for _round in 0..10_000 {
+        let mut moved = false;
+        for seat in seats {
+            let view = app.view(id, Some(&seat.token)).await;
+            if view["status"] == "finished" {
+                return moves;
+            }
+            if let Some(mv) = pick_move(&view, moves) {
+                let response = app.play(id, &seat.token, &mv).await;
+                let status = response.status();
+                let body: Value = response.json().await.unwrap();
+                assert_eq!(status, 200, "seat {} move {mv}: {body}", seat.seat);
+                moves += 1;
+                moved = true;
+            }
+        }
+        assert!(moved, "nobody could move in a game that is not finished");
+    }
+    panic!("the game did not finish");
 }
 
 /// Scores a grid of six codes as RULES.md says, independently of the engine.

@@ -1,0 +1,100 @@
+//! The games, events, updates and idempotency records the conformance cases store.
+
+use golf_server::store::{
+    CreateIdempotency, Entry, EventStore, GameUpdate, MoveIdempotency, NewEvent, NewGame, NewSeat,
+};
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+pub const SEED: [u8; 32] = [7; 32];
+
+pub fn new_game(created_at: &str) -> NewGame {
+    NewGame {
+        id: Uuid::new_v4(),
+        created_at: created_at.to_owned(),
+        seats: 2,
+        holes: 9,
+        rules: json!({"flip_after_discard": "optional"}),
+        commitment: "ab".repeat(32),
+        server_seed: SEED,
+        host_token_hash: [1; 32],
+        private: false,
+        stacked: false,
+        decks: None,
+        status: "waiting".to_owned(),
+        projection: json!({"status": "waiting", "players": []}),
+    }
+}
+
+pub fn event(kind: &str, data: Value) -> NewEvent {
+    NewEvent {
+        kind: kind.to_owned(),
+        data,
+        at: "2026-05-01T12:00:00.5Z".to_owned(),
+    }
+}
+
+pub fn created(game: &NewGame) -> Vec<NewEvent> {
+    vec![event(
+        "game_created",
+        json!({"game_id": game.id, "format": "golf-log/1", "seats": game.seats, "name": "Zoë ☃"}),
+    )]
+}
+
+pub fn update(status: &str) -> GameUpdate {
+    GameUpdate {
+        status: status.to_owned(),
+        projection: json!({"status": status}),
+        new_seat: None,
+    }
+}
+
+pub fn seat_update(status: &str, seat: i32, token_hash: Option<[u8; 32]>) -> GameUpdate {
+    GameUpdate {
+        new_seat: Some(NewSeat {
+            seat,
+            name: format!("Player {seat}"),
+            bot: token_hash.is_none().then(|| "greedy".to_owned()),
+            client_seed: "seed".to_owned(),
+            token_hash,
+        }),
+        ..update(status)
+    }
+}
+
+pub fn move_idem(key: &str, fingerprint: &str) -> MoveIdempotency {
+    MoveIdempotency {
+        seat: 0,
+        key: key.to_owned(),
+        fingerprint: fingerprint.to_owned(),
+        response_status: 200,
+        response_body: json!({"version": 2, "fingerprint": fingerprint}),
+    }
+}
+
+pub fn create_idem(key: &str, fingerprint: &str) -> CreateIdempotency {
+    CreateIdempotency {
+        key: key.to_owned(),
+        fingerprint: fingerprint.to_owned(),
+        response_status: 201,
+        response_body: json!({"created": fingerprint}),
+    }
+}
+
+/// Creates a game with its `game_created` event; returns the game as created.
+pub async fn create(store: &dyn EventStore, created_at: &str) -> NewGame {
+    let game = new_game(created_at);
+    store
+        .create_game(game.clone(), created(&game), None)
+        .await
+        .expect("create");
+    game
+}
+
+pub async fn all_events(store: &dyn EventStore, game_id: Uuid) -> Vec<Entry> {
+    store.load_events(game_id, 0, 1000).await.expect("events")
+}
+
+pub fn seqs(entries: &[Entry]) -> Vec<i64> {
+    entries.iter().map(|e| e.seq).collect()
+}

@@ -1,0 +1,221 @@
+//! Conformance cases for the stored answers of idempotent requests: found, expired, purged.
+
+use std::sync::Arc;
+
+use crate::common::Backend;
+use golf_server::store::StoreError;
+use serde_json::json;
+
+use super::TestDb;
+use super::fixtures::*;
+
+pub async fn move_idempotency_found_then_expires(backend: Backend) {
+    // A stored move response is found by (game, seat, key), blocks its key for 24 h, then is
+    // ignored, replaceable and purged.
+    let db = TestDb::connect(backend).await;
+    let store = db.store.as_ref();
+    let game = create(store, "2026-05-01T12:00:00Z").await;
+    let draw = || vec![event("card_drawn", json!({"seat": 0}))];
+    store
+        .append(
+            game.id,
+            1,
+            draw(),
+            update("playing"),
+            Some(move_idem("key-1", "fp-a")),
+        )
+        .await
+        .expect("append");
+    let found = store
+        .find_move_response(game.id, 0, "key-1")
+        .await
+        .expect("find");
+    let found = found.expect("stored response");
+    assert_eq!((found.fingerprint.as_str(), found.status), ("fp-a", 200));
+    assert_eq!(found.body, json!({"version": 2, "fingerprint": "fp-a"}));
+    assert_eq!(
+        store
+            .find_move_response(game.id, 1, "key-1")
+            .await
+            .expect("find"),
+        None
+    );
+    assert_eq!(
+        store
+            .find_move_response(game.id, 0, "key-2")
+            .await
+            .expect("find"),
+        None
+    );
+
+    let reused = store
+        .append(
+            game.id,
+            2,
+            draw(),
+            update("playing"),
+            Some(move_idem("key-1", "fp-b")),
+        )
+        .await;
+    assert!(matches!(reused, Err(StoreError::Conflict)), "{reused:?}");
+    assert_eq!(
+        seqs(&all_events(store, game.id).await),
+        [1, 2],
+        "nothing written"
+    );
+
+    db.age_idempotency_records().await;
+    assert_eq!(
+        store
+            .find_move_response(game.id, 0, "key-1")
+            .await
+            .expect("find"),
+        None
+    );
+    store
+        .append(
+            game.id,
+            2,
+            draw(),
+            update("playing"),
+            Some(move_idem("key-1", "fp-b")),
+        )
+        .await
+        .expect("an expired key is replaced");
+    let replaced = store
+        .find_move_response(game.id, 0, "key-1")
+        .await
+        .expect("find");
+    assert_eq!(replaced.expect("stored").fingerprint, "fp-b");
+
+    assert_eq!(store.purge_expired_idempotency().await.expect("purge"), 0);
+    db.age_idempotency_records().await;
+    assert_eq!(store.purge_expired_idempotency().await.expect("purge"), 1);
+    assert_eq!(
+        store
+            .find_move_response(game.id, 0, "key-1")
+            .await
+            .expect("find"),
+        None
+    );
+}
+
+pub async fn create_idempotency_and_key_conflicts(backend: Backend) {
+    // A creation key is recorded with the game; the same key or game id again is a Conflict (also
+    // when racing), until the record expires.
+    let db = TestDb::connect(backend).await;
+    let store = db.store.as_ref();
+    let first = new_game("2026-05-01T12:00:00Z");
+    store
+        .create_game(
+            first.clone(),
+            created(&first),
+            Some(create_idem("c-1", "fp-1")),
+        )
+        .await
+        .expect("create");
+    let found = store
+        .find_create_response("c-1")
+        .await
+        .expect("find")
+        .expect("stored");
+    assert_eq!((found.fingerprint.as_str(), found.status), ("fp-1", 201));
+    assert_eq!(found.body, json!({"created": "fp-1"}));
+    assert_eq!(store.find_create_response("c-2").await.expect("find"), None);
+
+    let second = new_game("2026-05-01T12:00:01Z");
+    let reused = store
+        .create_game(
+            second.clone(),
+            created(&second),
+            Some(create_idem("c-1", "fp-2")),
+        )
+        .await;
+    assert!(matches!(reused, Err(StoreError::Conflict)), "{reused:?}");
+    assert_eq!(
+        store.load_game(second.id).await.expect("load"),
+        None,
+        "rolled back"
+    );
+    let same_id = store
+        .create_game(first.clone(), created(&first), None)
+        .await;
+    assert!(matches!(same_id, Err(StoreError::Conflict)), "{same_id:?}");
+
+    let racers: Vec<_> = (0..8)
+        .map(|i| {
+            let store = Arc::clone(&db.store);
+            tokio::spawn(async move {
+                let game = new_game("2026-05-01T12:00:02Z");
+                let idem = create_idem("race", &format!("fp-{i}"));
+                store
+                    .create_game(game.clone(), created(&game), Some(idem))
+                    .await
+            })
+        })
+        .collect();
+    let mut won = 0;
+    for racer in racers {
+        match racer.await.expect("task") {
+            Ok(_) => won += 1,
+            Err(StoreError::Conflict) => {}
+            Err(e) => panic!("expected Ok or Conflict, got {e:?}"),
+        }
+    }
+    assert_eq!(won, 1, "exactly one creation records the key");
+
+    db.age_idempotency_records().await;
+    assert_eq!(store.find_create_response("c-1").await.expect("find"), None);
+    store
+        .create_game(
+            second.clone(),
+            created(&second),
+            Some(create_idem("c-1", "fp-2")),
+        )
+        .await
+        .expect("an expired key is replaced");
+    let replaced = store.find_create_response("c-1").await.expect("find");
+    assert_eq!(replaced.expect("stored").fingerprint, "fp-2");
+    assert_eq!(
+        store.purge_expired_idempotency().await.expect("purge"),
+        1,
+        "race"
+    );
+}
+
+pub async fn a_purge_deletes_a_backlog_of_many_batches(backend: Backend) {
+    // A backlog of expired records, larger than one batch of the purge, goes in one call; the
+    // records still honored stay.
+    let db = TestDb::connect(backend).await;
+    let backlog = match db.backend {
+        Backend::Postgres => {
+            "INSERT INTO create_idempotency (key, fingerprint, status, body, created_at) \
+             SELECT 'old-' || i, 'fp', 201, '{}', now() - interval '25 hours' \
+             FROM generate_series(1, 2500) AS i"
+        }
+        Backend::Sqlite => {
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2500) \
+             INSERT INTO create_idempotency (key, fingerprint, status, body, created_at) \
+             SELECT 'old-' || i, 'fp', 201, '{}', unixepoch() - 90000 FROM n"
+        }
+    };
+    db.execute(backlog).await;
+    let store = db.store.as_ref();
+    let game = new_game("2026-05-01T12:00:00Z");
+    store
+        .create_game(
+            game.clone(),
+            created(&game),
+            Some(create_idem("fresh", "fp")),
+        )
+        .await
+        .expect("create");
+
+    assert_eq!(
+        store.purge_expired_idempotency().await.expect("purge"),
+        2500
+    );
+    assert_eq!(store.purge_expired_idempotency().await.expect("purge"), 0);
+    let fresh = store.find_create_response("fresh").await.expect("find");
+    assert!(fresh.is_some(), "a record still honored is kept");
+}
