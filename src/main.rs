@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use golf_server::cli::{Cli, run};
+use golf_server::commands::{Cli, run};
 
 fn main() -> ExitCode {
     run(Cli::parse())

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{Backend, Seat, TestApp, open_store, pick_move, spawn_app};
-use golf_server::check::{CheckReport, check_database};
+use golf_server::commands::check_db::{CheckReport, check_database};
 use reqwest::Method;
 use serde_json::json;
 use uuid::Uuid;

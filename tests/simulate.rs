@@ -1,8 +1,8 @@
 //! The bot simulator: bots cycle over the seats, results are deterministic for a seed, greedy
 //! beats random, and invalid options are refused.
 
+use golf_server::commands::simulate::{SimulateOptions, run};
 use golf_server::engine::{BotKind, RulesInput};
-use golf_server::simulate::{SimulateOptions, run};
 
 fn options(games: u64, seats: u8, bots: Vec<BotKind>) -> SimulateOptions {
     SimulateOptions {

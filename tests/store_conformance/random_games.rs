@@ -63,7 +63,7 @@ async fn play_random_game(store: &dyn EventStore, number: u64, batch: usize) -> 
         stacked: false,
         decks: None,
         status: state.status.name().to_owned(),
-        projection: json!(state),
+        projection: codec::projection(&state),
     };
     store.create_game(game, events, None).await.expect("create");
 
@@ -86,7 +86,7 @@ async fn play_random_game(store: &dyn EventStore, number: u64, batch: usize) -> 
         };
         let update = GameUpdate {
             status: state.status.name().to_owned(),
-            projection: json!(state),
+            projection: codec::projection(&state),
             new_seat: Some(taken),
         };
         store
@@ -117,7 +117,7 @@ async fn play_random_game(store: &dyn EventStore, number: u64, batch: usize) -> 
         }
         let update = GameUpdate {
             status: state.status.name().to_owned(),
-            projection: json!(state),
+            projection: codec::projection(&state),
             new_seat: None,
         };
         store

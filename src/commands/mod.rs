@@ -1,15 +1,23 @@
-//! The command line: `serve` (the default), `openapi`, `simulate` and `check-db`.
+//! The entry points: the command line of `golf-server` and its commands, `serve` (the default),
+//! `openapi`, `simulate` and `check-db`.
+//!
+//! - `mod.rs`: parsing the command line, and running the chosen command;
+//! - [`check_db`]: the audit of every stored game;
+//! - [`simulate`]: bot games played in-process.
+
+pub mod check_db;
+pub mod simulate;
 
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::commands::simulate::SimulateOptions;
 use crate::config::Config;
 use crate::engine::{BotKind, RulesInput};
-use crate::simulate::SimulateOptions;
 use crate::startup::Application;
 use crate::store;
-use crate::{api, check, telemetry};
+use crate::{api, telemetry};
 
 /// The command line of `golf-server`.
 #[derive(Parser)]
@@ -84,7 +92,7 @@ fn simulate(args: SimulateArgs) -> ExitCode {
         rules: args.rules,
         seed: args.seed,
     };
-    match crate::simulate::run(&options) {
+    match simulate::run(&options) {
         Ok(report) if args.json => match serde_json::to_string_pretty(&report) {
             Ok(json) => {
                 println!("{json}");
@@ -118,7 +126,7 @@ fn check_db() -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
-        match check::check_database(store.as_ref()).await {
+        match check_db::check_database(store.as_ref()).await {
             Ok(report) => {
                 for problem in &report.problems {
                     println!("game {}: {}", problem.game_id, problem.problem);
