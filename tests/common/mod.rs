@@ -249,7 +249,11 @@ pub async fn open_store(url: &str) -> Arc<dyn EventStore> {
 
 /// Starts the real server on 127.0.0.1:0 over a fresh database.
 pub async fn spawn_app(backend: Backend) -> TestApp {
-    let database = TestDatabase::new(backend).await;
+    spawn_app_on(TestDatabase::new(backend).await).await
+}
+
+/// Starts the real server on 127.0.0.1:0 over `database`, as it is.
+pub async fn spawn_app_on(database: TestDatabase) -> TestApp {
     let config = Config {
         bind: "127.0.0.1:0".parse().expect("socket address"),
         database_url: database.url.clone(),

@@ -1,0 +1,137 @@
+//! Upgrades keep every game: a database written by an earlier release (the fixtures under
+//! `tests/fixtures/upgrade/`, see its README) is served by this one as that release served it.
+
+mod common;
+
+use common::{Backend, TestApp, TestDatabase, open_store, spawn_app_on};
+use golf_server::commands::check_db::check_database;
+use serde_json::{Value, json};
+use sqlx::Connection;
+use sqlx::postgres::PgConnection;
+
+/// The games the earlier release wrote, with the tokens and views it gave for them.
+fn fixture(backend: Backend) -> Value {
+    let text = match backend {
+        Backend::Postgres => include_str!("fixtures/upgrade/postgres.json"),
+        Backend::Sqlite => include_str!("fixtures/upgrade/sqlite.json"),
+    };
+    serde_json::from_str(text).expect("the fixture parses")
+}
+
+/// A fresh database holding what the earlier release wrote.
+async fn restored(backend: Backend) -> TestDatabase {
+    let database = TestDatabase::new(backend).await;
+    match backend {
+        Backend::Postgres => {
+            let mut conn = PgConnection::connect(&database.url).await.expect("connect");
+            sqlx::raw_sql(include_str!("fixtures/upgrade/postgres.sql"))
+                .execute(&mut conn)
+                .await
+                .expect("the dump loads");
+            conn.close().await.expect("close");
+        }
+        Backend::Sqlite => {
+            let path = database.url.trim_start_matches("sqlite://");
+            std::fs::copy("tests/fixtures/upgrade/sqlite.db", path).expect("copy the database");
+        }
+    }
+    database
+}
+
+async fn get_json(app: &TestApp, path: &str, token: Option<&str>) -> (u16, Value) {
+    let mut request = app.client.get(app.url(path));
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let response = request.send().await.expect("the server answers");
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap_or(Value::Null))
+}
+
+fn token(seat: &Value) -> &str {
+    seat["token"].as_str().expect("a seat token")
+}
+
+async fn an_earlier_release_database_keeps_serving_its_games(backend: Backend) {
+    // Every view and log page of every game is what the earlier release answered; the running
+    // game goes on, the waiting one still seats players, and every log still checks out.
+    let games = fixture(backend);
+    let app = spawn_app_on(restored(backend).await).await;
+    for name in ["bots_finished", "people_finished", "playing", "waiting"] {
+        let game = &games[name];
+        let id = game["id"].as_str().unwrap();
+        let public = get_json(&app, &format!("/v1/games/{id}"), None).await;
+        assert_eq!(public, (200, game["public_view"].clone()), "{name}");
+        for (seat, view) in game["seats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(game["seat_views"].as_array().unwrap())
+        {
+            let own = get_json(&app, &format!("/v1/games/{id}/view"), Some(token(seat))).await;
+            assert_eq!(own, (200, view.clone()), "{name}, seat {}", seat["seat"]);
+        }
+        let (status, page) =
+            get_json(&app, &format!("/v1/games/{id}/events?limit=1000"), None).await;
+        assert_eq!((status, &page["events"]), (200, &game["events"]), "{name}");
+    }
+    let cancelled = games["cancelled"]["id"].as_str().unwrap();
+    assert_eq!(
+        get_json(&app, &format!("/v1/games/{cancelled}"), None)
+            .await
+            .0,
+        404
+    );
+
+    let finished = games["people_finished"]["id"].as_str().unwrap();
+    let (status, replayed) = get_json(&app, &format!("/v1/games/{finished}/replay/5"), None).await;
+    assert_eq!((status, &replayed["version"]), (200, &json!(5)));
+
+    let playing = &games["playing"];
+    let id = playing["id"].as_str().unwrap();
+    let version = playing["public_view"]["version"].as_u64().unwrap();
+    let (seat, view) = playing["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(playing["seat_views"].as_array().unwrap())
+        .find(|(_, view)| !view["legal_moves"].as_array().unwrap().is_empty())
+        .expect("a seat to play");
+    let played = app
+        .client
+        .post(app.url(&format!("/v1/games/{id}/moves")))
+        .bearer_auth(token(seat))
+        .json(&view["legal_moves"][0])
+        .send()
+        .await
+        .expect("the server answers");
+    assert_eq!(played.status(), 200);
+    let after: Value = played.json().await.unwrap();
+    assert!(after["version"].as_u64().unwrap() > version, "{after}");
+
+    let waiting = games["waiting"]["id"].as_str().unwrap();
+    let (_, lobby) = get_json(&app, "/v1/games", None).await;
+    assert!(
+        lobby["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|game| game["id"] == waiting)
+    );
+    let joined = app
+        .client
+        .post(app.url(&format!("/v1/games/{waiting}/players")))
+        .json(&json!({"name": "Hal"}))
+        .send()
+        .await
+        .expect("the server answers");
+    assert_eq!(joined.status(), 201);
+
+    let report = check_database(open_store(&app.database.url).await.as_ref())
+        .await
+        .expect("the check runs");
+    assert_eq!(report.games, 4, "{report:?}");
+    assert!(report.problems.is_empty(), "{report:?}");
+}
+
+on_both_backends!(an_earlier_release_database_keeps_serving_its_games);
