@@ -4,7 +4,9 @@
 mod common;
 
 use common::contract::{ok_move, problem, reveal_all, started, turn_order, version};
-use common::{Backend, spawn_app};
+use common::{Backend, open_store, spawn_app};
+use golf_server::engine::{self, Viewer};
+use golf_server::store::{codec, load_log};
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -276,8 +278,61 @@ async fn replays_show_the_view_as_it_was(backend: Backend) {
     );
 }
 
+async fn replays_start_from_the_nearest_deal_and_equal_a_full_replay(backend: Backend) {
+    // A game of bots is kept with a snapshot at each deal; the replay of every entry, served from
+    // the nearest snapshot before it, is the view a replay of the whole log from entry 1 gives.
+    let app = spawn_app(backend).await;
+    let (id, created) = app.create_game(json!({"seats": 2, "holes": 3})).await;
+    let host = created["host_token"].as_str().unwrap();
+    for name in ["Ann", "Bea"] {
+        let response = app
+            .send(
+                Method::POST,
+                &format!("/v1/games/{id}/players"),
+                Some(&json!({"name": name, "bot": "greedy"})),
+                Some(host),
+            )
+            .await;
+        assert_eq!(response.status(), 201);
+    }
+    let store = open_store(&app.database.url).await;
+    let game_id = id.parse().unwrap();
+    let record = store.load_game(game_id).await.unwrap().unwrap();
+    assert_eq!(record.status, "finished");
+    let entries = load_log(store.as_ref(), game_id, record.version)
+        .await
+        .unwrap();
+    let secrets = codec::secrets_of(&record).unwrap();
+    let deals: Vec<i64> = entries
+        .iter()
+        .filter(|entry| entry.kind == "hole_dealt")
+        .map(|entry| entry.seq)
+        .collect();
+    assert_eq!(deals.len(), 3);
+    for deal in &deals {
+        let snapshot = store.load_snapshot(game_id, *deal).await.unwrap();
+        assert_eq!(
+            snapshot.map(|snapshot| snapshot.seq),
+            Some(*deal),
+            "a snapshot at each deal"
+        );
+    }
+    for seq in 1..=record.version {
+        let whole = codec::rebuild_prefix(&entries[..seq as usize], &secrets).unwrap();
+        let expected = serde_json::to_value(engine::view(&whole, Viewer::Spectator)).unwrap();
+        let replayed: Value = app
+            .get(&format!("/v1/games/{id}/replay/{seq}"))
+            .await
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(replayed, expected, "seq {seq}");
+    }
+}
+
 on_both_backends!(
     the_lobby_lists_public_waiting_games_newest_first,
     the_host_cancels_a_waiting_game_and_it_is_gone,
     replays_show_the_view_as_it_was,
+    replays_start_from_the_nearest_deal_and_equal_a_full_replay,
 );

@@ -16,6 +16,8 @@ mod idempotency;
 mod random_games;
 #[path = "store_conformance/single_backend.rs"]
 mod single_backend;
+#[path = "store_conformance/snapshots_and_audits.rs"]
+mod snapshots_and_audits;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -34,6 +36,9 @@ use idempotency::{
     move_idempotency_found_then_expires,
 };
 use random_games::rebuild_equals_projection_after_random_games;
+use snapshots_and_audits::{
+    the_first_audit_of_a_game_stands, the_latest_snapshot_at_or_before_a_seq_is_found,
+};
 
 /// A store connected to a fresh database. The database goes with the value: a test that panics
 /// drops it as it unwinds.
@@ -112,6 +117,8 @@ on_both_backends!(
     game_ids_page_through_every_game,
     a_write_behind_a_held_lock_is_busy,
     rebuild_equals_projection_after_random_games,
+    the_latest_snapshot_at_or_before_a_seq_is_found,
+    the_first_audit_of_a_game_stands,
     ping_answers,
 );
 

@@ -70,24 +70,36 @@ pub fn choose(kind: BotKind, obs: &Observation, rng: &mut impl Rng) -> Move {
 }
 
 /// Plays every bot turn that is due, in seat order, until a human is to move or the game ends;
-/// every event is applied at `at` and returned in log order.
-///
-/// A bot's rng for each move is seeded with SHA-256(server seed ‖ `"golf-bot"` ‖ the state's
-/// version as 8 big-endian bytes): players cannot predict it without the secret seed, and the
-/// same game plays the same way again. Fails only if a bot's move is refused, which is a bug.
+/// every event is applied at `at` and returned in log order (see [`play_bot_move`]).
 pub fn play_bot_turns(
     state: &mut State,
     secrets: &Secrets,
     at: Timestamp,
 ) -> Result<Vec<Event>, RuleError> {
     let mut events = Vec::new();
-    while let Some((seat, bot)) = next_bot(state) {
-        let observation = observe(state, seat);
-        let mut rng = bot_rng(&secrets.server_seed, state.version);
-        let mv = choose(bot, &observation, &mut rng);
-        events.extend(execute(state, &Command::Play { seat, mv }, secrets, at)?);
+    while let Some(played) = play_bot_move(state, secrets, at)? {
+        events.extend(played);
     }
     Ok(events)
+}
+
+/// Plays the move of the first bot seat that may move, if any: its events, applied at `at`.
+///
+/// A bot's rng for each move is seeded with SHA-256(server seed ‖ `"golf-bot"` ‖ the state's
+/// version as 8 big-endian bytes): players cannot predict it without the secret seed, and the
+/// same game plays the same way again. Fails only if a bot's move is refused, which is a bug.
+pub fn play_bot_move(
+    state: &mut State,
+    secrets: &Secrets,
+    at: Timestamp,
+) -> Result<Option<Vec<Event>>, RuleError> {
+    let Some((seat, bot)) = next_bot(state) else {
+        return Ok(None);
+    };
+    let observation = observe(state, seat);
+    let mut rng = bot_rng(&secrets.server_seed, state.version);
+    let mv = choose(bot, &observation, &mut rng);
+    execute(state, &Command::Play { seat, mv }, secrets, at).map(Some)
 }
 
 /// The first bot seat that may move, and its strategy.

@@ -42,7 +42,7 @@ mod turn;
 pub mod view;
 
 pub use apply::{apply, execute};
-pub use bots::{BotKind, choose, play_bot_turns};
+pub use bots::{BotKind, choose, play_bot_move, play_bot_turns};
 pub use cards::{Card, Position, Rank, Suit, UnknownCard, canonical_deck, parse_deck};
 pub use decide::{Secrets, check_join, decide};
 pub use error::RuleError;
@@ -50,7 +50,7 @@ pub use event::Event;
 pub use inputs::{ClientSeed, PlayerName};
 pub use legal::{MoveList, legal_move_list, legal_moves};
 pub use moves::{Command, Move, MoveKind, MoveRequest, Source, parse_move};
-pub use replay::{LoggedEvent, ReplayError, replay, replay_prefix};
+pub use replay::{LoggedEvent, ReplayError, replay, replay_prefix, replay_prefix_from};
 pub use rules::{FlipRule, LOG_FORMAT, MAX_TURNS_PER_SEAT, Rules, RulesInput, check_game_size};
 pub use score::{card_points, column_score, grid_score};
 pub use state::{Drawn, EndReason, HoleResult, Player, Seat, Stage, State, Status};

@@ -107,13 +107,24 @@ impl ReplayError {
 /// Replays a whole log from the empty state, re-deciding every command it records; the events
 /// of the last command must all be there. Returns the state the log leads to.
 pub fn replay(log: &[LoggedEvent], secrets: &Secrets) -> Result<State, ReplayError> {
-    replay_commands(log, secrets, true)
+    replay_commands(State::default(), log, secrets, true)
 }
 
 /// As [`replay`], for the first entries of a log cut after any entry: the events of the last
 /// command may be cut short.
 pub fn replay_prefix(log: &[LoggedEvent], secrets: &Secrets) -> Result<State, ReplayError> {
-    replay_commands(log, secrets, false)
+    replay_commands(State::default(), log, secrets, false)
+}
+
+/// As [`replay_prefix`], for the entries that follow `start`: the state of the same game after
+/// an earlier entry where a command's events end (a snapshot), so that a replay need not start
+/// from the first entry.
+pub fn replay_prefix_from(
+    start: State,
+    log: &[LoggedEvent],
+    secrets: &Secrets,
+) -> Result<State, ReplayError> {
+    replay_commands(start, log, secrets, false)
 }
 
 /// Walks the log a command at a time: `decide` runs the command that the entry starting it gives
@@ -122,11 +133,11 @@ pub fn replay_prefix(log: &[LoggedEvent], secrets: &Secrets) -> Result<State, Re
 /// reshuffles are checked against the server seed, and `apply`, which trusts its events, only
 /// sees events `decide` made.
 fn replay_commands(
+    mut state: State,
     log: &[LoggedEvent],
     secrets: &Secrets,
     whole: bool,
 ) -> Result<State, ReplayError> {
-    let mut state = State::default();
     let mut next = 0;
     while let Some(first) = log.get(next) {
         let command = command_of(&state, first, secrets)?;

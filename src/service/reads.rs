@@ -117,23 +117,35 @@ impl GameService {
         seq: i64,
         token: Option<&str>,
     ) -> Result<View, ServiceError> {
-        let (record, _) = self.load(id).await?;
+        let (record, current) = self.load(id).await?;
         let credential = authenticate(&record, token)?;
         if seq < 1 || seq > record.version {
             return Err(ServiceError::NotFound(
                 "This game has no entry with that seq.",
             ));
         }
-        let state = self.state_at(&record, seq).await?;
+        let state = if seq == record.version {
+            current
+        } else {
+            self.state_at(&record, seq).await?
+        };
         Ok(engine::view(&state, credential.viewer()))
     }
 
     /// Rebuilds the state of `record`'s game after entry `seq` by replaying its log through the
-    /// engine, every command re-decided with the game's secrets.
+    /// engine, every command re-decided with the game's secrets, from the latest snapshot at or
+    /// before `seq` (taken at each deal), else from the first entry.
     async fn state_at(&self, record: &GameRecord, seq: i64) -> Result<State, ServiceError> {
-        let entries = store::load_log(self.store.as_ref(), record.id, seq).await?;
+        let (start, after) = match self.store.load_snapshot(record.id, seq).await? {
+            Some(snapshot) => (
+                codec::projection_state(record.id, snapshot.state)?,
+                snapshot.seq,
+            ),
+            None => (State::default(), 0),
+        };
+        let entries = store::load_log_between(self.store.as_ref(), record.id, after, seq).await?;
         let secrets = codec::secrets_of(record)?;
-        Ok(codec::rebuild_prefix(&entries, &secrets).map_err(StoreError::Corrupt)?)
+        Ok(codec::rebuild_prefix_from(start, &entries, &secrets).map_err(StoreError::Corrupt)?)
     }
 }
 

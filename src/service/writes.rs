@@ -19,7 +19,8 @@ use crate::service::{
 };
 use crate::store::codec::{self, to_json};
 use crate::store::{
-    CreateIdempotency, GameRecord, GameUpdate, MoveIdempotency, NewGame, NewSeat, StoreError,
+    CreateIdempotency, GameRecord, GameUpdate, MoveIdempotency, NewGame, NewSeat, Snapshot,
+    StoreError,
 };
 
 /// How many times a write is attempted before a lost race is reported (409 `write_conflict`).
@@ -194,7 +195,7 @@ impl GameService {
                 client_seed,
             };
             let at = now();
-            let events = advance(&mut state, record, &command, at)?;
+            let Advanced { events, snapshots } = advance(&mut state, record, &command, at)?;
             Ok(Attempt::Write(Box::new(Write {
                 events,
                 at,
@@ -202,6 +203,7 @@ impl GameService {
                     status: state.status.name().to_owned(),
                     projection: codec::projection(&state),
                     new_seat: Some(new_seat),
+                    snapshots,
                 },
                 idempotency: None,
                 answer: Joined {
@@ -243,7 +245,8 @@ impl GameService {
             }
             let mv = engine::parse_move(&state, seat, &request)?;
             let at = now();
-            let events = advance(&mut state, record, &Command::Play { seat, mv }, at)?;
+            let Advanced { events, snapshots } =
+                advance(&mut state, record, &Command::Play { seat, mv }, at)?;
             let view = engine::view(&state, Viewer::Seat(seat));
             Ok(Attempt::Write(Box::new(Write {
                 events,
@@ -252,6 +255,7 @@ impl GameService {
                     status: state.status.name().to_owned(),
                     projection: codec::projection(&state),
                     new_seat: None,
+                    snapshots,
                 },
                 idempotency: idempotency.as_ref().map(|key| MoveIdempotency {
                     seat: i32::from(seat),
@@ -361,21 +365,50 @@ fn parse_decks(decks: &[Vec<String>]) -> Result<Vec<[Card; 52]>, RuleError> {
         .collect()
 }
 
+/// What a command and the bot turns it hands over did: their events, and the states to keep as
+/// snapshots after those that deal a hole, so that a replay never re-decides more than about a
+/// hole.
+struct Advanced {
+    events: Vec<Event>,
+    snapshots: Vec<Snapshot>,
+}
+
+impl Advanced {
+    fn record(&mut self, state: &State, events: Vec<Event>) {
+        if events
+            .iter()
+            .any(|event| matches!(event, Event::HoleDealt { .. }))
+        {
+            self.snapshots.push(Snapshot {
+                seq: state.version as i64,
+                state: codec::projection(state),
+            });
+        }
+        self.events.extend(events);
+    }
+}
+
 /// Decides `command` on `state` and plays every bot turn it hands over.
 fn advance(
     state: &mut State,
     record: &GameRecord,
     command: &Command,
     at: Timestamp,
-) -> Result<Vec<Event>, ServiceError> {
+) -> Result<Advanced, ServiceError> {
     let secrets = codec::secrets_of(record)?;
-    let mut events = engine::execute(state, command, &secrets, at)?;
-    let bot_events = engine::play_bot_turns(state, &secrets, at)
-        // A bot only plays legal moves: a refusal is our bug, not the caller's mistake.
-        // Its code only: the sentence may name the card the bot holds.
-        .map_err(|error| {
-            ServiceError::Internal(format!("a bot's move was refused: {}", error.code()))
-        })?;
-    events.extend(bot_events);
-    Ok(events)
+    let mut advanced = Advanced {
+        events: Vec::new(),
+        snapshots: Vec::new(),
+    };
+    let events = engine::execute(state, command, &secrets, at)?;
+    advanced.record(state, events);
+    // A bot only plays legal moves: a refusal is our bug, not the caller's mistake. Its code
+    // only: the sentence may name the card the bot holds.
+    let bot_refused = |error: RuleError| {
+        ServiceError::Internal(format!("a bot's move was refused: {}", error.code()))
+    };
+    while let Some(events) = engine::play_bot_move(state, &secrets, at).map_err(bot_refused)? {
+        advanced.record(state, events);
+    }
+    Ok(advanced)
 }

@@ -42,23 +42,35 @@ pub fn entry_event(entry: &Entry) -> Result<(Event, Timestamp), String> {
 /// Replays a whole stored log through the engine from the empty state, re-deciding every
 /// command it records (see [`engine::replay()`]).
 pub fn rebuild(entries: &[Entry], secrets: &Secrets) -> Result<State, String> {
-    decode_and_replay(entries, secrets, engine::replay)
+    let log = decode_log(entries, |log| engine::replay_prefix(log, secrets))?;
+    engine::replay(&log, secrets).map_err(|error| error.to_string())
 }
 
 /// As [`rebuild`], for the first entries of a log, cut after any entry (as a replay asks): the
 /// last command's events may be cut short.
 pub fn rebuild_prefix(entries: &[Entry], secrets: &Secrets) -> Result<State, String> {
-    decode_and_replay(entries, secrets, engine::replay_prefix)
+    rebuild_prefix_from(State::default(), entries, secrets)
 }
 
-/// Decodes the entries and replays them with `replay`. An entry that does not decode is
-/// reported only when the entries before it replay: the replay meets a fault in an earlier
-/// entry first.
-fn decode_and_replay(
+/// As [`rebuild_prefix`], for the entries that follow a snapshot of the game, `start` (see
+/// [`engine::replay_prefix_from`]).
+pub fn rebuild_prefix_from(
+    start: State,
     entries: &[Entry],
     secrets: &Secrets,
-    replay: fn(&[LoggedEvent], &Secrets) -> Result<State, ReplayError>,
 ) -> Result<State, String> {
+    let log = decode_log(entries, |log| {
+        engine::replay_prefix_from(start.clone(), log, secrets)
+    })?;
+    engine::replay_prefix_from(start, &log, secrets).map_err(|error| error.to_string())
+}
+
+/// Decodes the entries. An entry that does not decode is reported only when the entries before
+/// it replay with `replay_before`: a replay meets a fault in an earlier entry first.
+fn decode_log(
+    entries: &[Entry],
+    replay_before: impl FnOnce(&[LoggedEvent]) -> Result<State, ReplayError>,
+) -> Result<Vec<LoggedEvent>, String> {
     let mut log = Vec::with_capacity(entries.len());
     for entry in entries {
         match entry_event(entry) {
@@ -68,12 +80,12 @@ fn decode_and_replay(
                 at,
             }),
             Err(undecodable) => {
-                engine::replay_prefix(&log, secrets).map_err(|error| error.to_string())?;
+                replay_before(&log).map_err(|error| error.to_string())?;
                 return Err(undecodable);
             }
         }
     }
-    replay(&log, secrets).map_err(|error| error.to_string())
+    Ok(log)
 }
 
 /// The projection to store for `state`.

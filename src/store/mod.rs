@@ -128,9 +128,20 @@ pub struct GameRecord {
     pub decks: Option<Value>,
     pub projection: Value,
     pub head_hash: [u8; 32],
+    /// The audit of a finished game, once computed (see [`EventStore::record_audit`]).
+    pub audit: Option<AuditResult>,
     /// The token hash of every seat taken (`None` for a bot), by seat: read with the row, so
     /// that authenticating a request costs no second query. See [`find_seat`].
     pub seat_tokens: Vec<(i32, Option<[u8; 32]>)>,
+}
+
+/// What the full check of a finished game's log found, stored once the game ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AuditResult {
+    /// Every check passed.
+    pub verified: bool,
+    /// The first entry at fault, if any.
+    pub first_bad_seq: Option<i64>,
 }
 
 /// A seat taken in the same transaction as the events that record it.
@@ -150,6 +161,15 @@ pub struct GameUpdate {
     pub status: String,
     pub projection: Value,
     pub new_seat: Option<NewSeat>,
+    /// States of the game to keep, after some of the new entries: a replay may start from them.
+    pub snapshots: Vec<Snapshot>,
+}
+
+/// The state of a game after entry `seq`, where a command's events end.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Snapshot {
+    pub seq: i64,
+    pub state: Value,
 }
 
 /// The response to store for a move sent with an `Idempotency-Key` (scoped to game and seat).
@@ -243,6 +263,12 @@ pub trait EventStore: Send + Sync {
         update: GameUpdate,
         idem: Option<MoveIdempotency>,
     ) -> Result<Vec<Entry>, StoreError>;
+
+    /// Stores the audit of game `id` unless one is stored already: the first result stands.
+    async fn record_audit(&self, id: Uuid, audit: AuditResult) -> Result<(), StoreError>;
+
+    /// The latest snapshot of game `id` at or before entry `seq`.
+    async fn load_snapshot(&self, id: Uuid, seq: i64) -> Result<Option<Snapshot>, StoreError>;
 
     /// The stored response for a move key of this game and seat, unless older than
     /// [`IDEMPOTENCY_TTL`].
@@ -338,10 +364,21 @@ pub async fn load_log(
     game_id: Uuid,
     last: i64,
 ) -> Result<Vec<Entry>, StoreError> {
+    load_log_between(store, game_id, 0, last).await
+}
+
+/// The entries of a game's log after seq `first_after` up to seq `last` (inclusive), read a
+/// page at a time.
+pub async fn load_log_between(
+    store: &dyn EventStore,
+    game_id: Uuid,
+    first_after: i64,
+    last: i64,
+) -> Result<Vec<Entry>, StoreError> {
     const PAGE: i64 = 1000;
     let mut entries: Vec<Entry> = Vec::new();
     loop {
-        let after = entries.last().map_or(0, |entry| entry.seq);
+        let after = entries.last().map_or(first_after, |entry| entry.seq);
         if after >= last {
             return Ok(entries);
         }

@@ -64,7 +64,8 @@ impl Backend for Postgres {
                 to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') \
                     AS created_at, \
                 status, version, seats, holes, players, rules, commitment, server_seed, \
-                host_token_hash, private, stacked, decks, projection, head_hash, \
+                host_token_hash, private, stacked, decks, projection, head_hash, audit_verified, \
+                audit_first_bad_seq, \
                 (SELECT COALESCE(json_agg(json_build_array(seat, encode(token_hash, 'hex')) \
                                           ORDER BY seat), '[]'::json) \
                  FROM seats WHERE seats.game_id = games.id) AS seat_tokens \

@@ -5,7 +5,7 @@ use serde_json::Value;
 use sqlx::types::Json;
 use uuid::Uuid;
 
-use super::{Entry, GameRecord, LobbyGame, StoreError, StoredResponse};
+use super::{AuditResult, Entry, GameRecord, LobbyGame, StoreError, StoredResponse};
 
 pub fn bytes32(bytes: Vec<u8>, what: &str) -> Result<[u8; 32], StoreError> {
     bytes
@@ -31,6 +31,8 @@ pub struct GameRow {
     decks: Option<Json<Value>>,
     projection: Json<Value>,
     head_hash: Vec<u8>,
+    audit_verified: Option<bool>,
+    audit_first_bad_seq: Option<i64>,
     /// `[[seat, hex token hash or null], ...]`, aggregated from `seats` in the same query.
     seat_tokens: Json<Vec<(i32, Option<String>)>>,
 }
@@ -56,6 +58,10 @@ impl TryFrom<GameRow> for GameRecord {
             decks: row.decks.map(|d| d.0),
             projection: row.projection.0,
             head_hash: bytes32(row.head_hash, "head_hash")?,
+            audit: row.audit_verified.map(|verified| AuditResult {
+                verified,
+                first_bad_seq: row.audit_first_bad_seq,
+            }),
             seat_tokens: row
                 .seat_tokens
                 .0
@@ -179,6 +185,13 @@ impl TryFrom<ResponseRow> for StoredResponse {
             body: row.body.0,
         })
     }
+}
+
+/// A snapshot of a game's state after entry `seq`.
+#[derive(sqlx::FromRow)]
+pub struct SnapshotRow {
+    pub seq: i64,
+    pub state: Json<Value>,
 }
 
 /// Converts every row, stopping at the first that does not convert.

@@ -20,11 +20,11 @@ use sqlx::{
 };
 use uuid::Uuid;
 
-use super::rows::{self, EntryRow, GameRow, HeadRow, LobbyRow, ResponseRow};
+use super::rows::{self, EntryRow, GameRow, HeadRow, LobbyRow, ResponseRow, SnapshotRow};
 use super::{
-    CreateIdempotency, EVENTS_PER_INSERT, Entry, EventStore, GameRecord, GameUpdate, LobbyCursor,
-    LobbyGame, MoveIdempotency, NewEvent, NewGame, NewSeat, PURGE_BATCH, StoreError,
-    StoredResponse, chain, entry_bytes, normalize_created_at, seal,
+    AuditResult, CreateIdempotency, EVENTS_PER_INSERT, Entry, EventStore, GameRecord, GameUpdate,
+    LobbyCursor, LobbyGame, MoveIdempotency, NewEvent, NewGame, NewSeat, PURGE_BATCH, Snapshot,
+    StoreError, StoredResponse, chain, entry_bytes, normalize_created_at, seal,
 };
 
 /// The statements whose text differs between the dialects, each complete.
@@ -215,9 +215,11 @@ where
     for<'a> &'a str: Bind<DB>,
     Vec<u8>: Bind<DB>,
     Option<Vec<u8>>: Bind<DB>,
+    Option<i64>: Bind<DB>,
     for<'a> Json<&'a Value>: Bind<DB>,
     Option<Json<Value>>: Bind<DB>,
     for<'r> GameRow: FromRow<'r, DB::Row>,
+    for<'r> SnapshotRow: FromRow<'r, DB::Row>,
     for<'r> HeadRow: FromRow<'r, DB::Row>,
     for<'r> EntryRow: FromRow<'r, DB::Row>,
     for<'r> LobbyRow: FromRow<'r, DB::Row>,
@@ -303,8 +305,44 @@ where
         .bind(i32::from(update.new_seat.is_some()))
         .execute(&mut *tx)
         .await?;
+        for snapshot in &update.snapshots {
+            sqlx::query("INSERT INTO snapshots (game_id, seq, state) VALUES ($1, $2, $3)")
+                .bind(game_id)
+                .bind(snapshot.seq)
+                .bind(Json(&snapshot.state))
+                .execute(&mut *tx)
+                .await?;
+        }
         tx.commit().await?;
         Ok(entries)
+    }
+
+    async fn record_audit(&self, id: Uuid, audit: AuditResult) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE games SET audit_verified = $2, audit_first_bad_seq = $3 \
+             WHERE id = $1 AND audit_verified IS NULL",
+        )
+        .bind(id)
+        .bind(audit.verified)
+        .bind(audit.first_bad_seq)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    async fn load_snapshot(&self, id: Uuid, seq: i64) -> Result<Option<Snapshot>, StoreError> {
+        let row: Option<SnapshotRow> = sqlx::query_as(
+            "SELECT seq, state FROM snapshots WHERE game_id = $1 AND seq <= $2 \
+             ORDER BY seq DESC LIMIT 1",
+        )
+        .bind(id)
+        .bind(seq)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.map(|row| Snapshot {
+            seq: row.seq,
+            state: row.state.0,
+        }))
     }
 
     async fn find_move_response(

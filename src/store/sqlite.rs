@@ -53,6 +53,7 @@ impl Backend for Sqlite {
         load_game: "\
             SELECT id, created_at, status, version, seats, holes, players, rules, commitment, \
                 server_seed, host_token_hash, private, stacked, decks, projection, head_hash, \
+                audit_verified, audit_first_bad_seq, \
                 (SELECT json_group_array(json_array(seat, \
                             CASE WHEN token_hash IS NULL THEN NULL \
                                  ELSE lower(hex(token_hash)) END)) \

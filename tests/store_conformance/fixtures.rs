@@ -46,6 +46,7 @@ pub fn update(status: &str) -> GameUpdate {
         status: status.to_owned(),
         projection: json!({"status": status}),
         new_seat: None,
+        snapshots: Vec::new(),
     }
 }
 

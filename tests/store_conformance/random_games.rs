@@ -88,6 +88,7 @@ async fn play_random_game(store: &dyn EventStore, number: u64, batch: usize) -> 
             status: state.status.name().to_owned(),
             projection: codec::projection(&state),
             new_seat: Some(taken),
+            snapshots: Vec::new(),
         };
         store
             .append(id, version, events, update, None)
@@ -119,6 +120,7 @@ async fn play_random_game(store: &dyn EventStore, number: u64, batch: usize) -> 
             status: state.status.name().to_owned(),
             projection: codec::projection(&state),
             new_seat: None,
+            snapshots: Vec::new(),
         };
         store
             .append(id, version, events, update, None)
