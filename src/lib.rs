@@ -10,7 +10,8 @@
 //! - [`api`]: HTTP handlers (one file per resource), problem errors and the OpenAPI document.
 //! - [`audit`]: the offline audit of a finished game's log (chain, seeds, deals, every move
 //!   re-decided), over stored entries or an exported NDJSON file. No I/O.
-//! - [`commands`]: the entry points of the binary: `serve`, `openapi`, `simulate`, `check-db`.
+//! - [`commands`]: the entry points of the binary: `serve`, `openapi`, `simulate`, `check-db`,
+//!   `verify`.
 //! - [`startup`]: wires the service into a running HTTP server.
 //! - [`config`]: typed settings from environment variables.
 //! - [`telemetry`]: the log subscriber and the redacting request span.

@@ -302,22 +302,10 @@ impl Audit {
     /// The server seed `game_ended` reveals, checked against the commitment of `game_created`;
     /// `None` when there is none to trust, every check that depends on it then skipped.
     fn seed(&mut self, entries: &[Entry], log: &[LoggedEvent]) -> Option<[u8; 32]> {
-        let dependent = [
-            Check::Salts,
-            Check::Commitment,
-            Check::EffectiveSeed,
-            Check::Deals,
-        ];
         let first = log.first().filter(|logged| logged.seq == 1);
         let Some(Event::GameCreated { commitment, .. }) = first.map(|logged| &logged.event) else {
-            self.found(
-                Some(1),
-                Check::Complete,
-                "the log does not start with game_created",
-            );
-            self.skip(&dependent);
-            self.skip(&Check::REPLAYED);
-            return None;
+            let message = "the log does not start with game_created";
+            return self.no_seed(Some(1), Check::Complete, message.to_owned());
         };
         let last = entries.last().map_or(0, |entry| entry.seq);
         let ended = log.last().filter(|logged| logged.seq == last);
@@ -326,39 +314,34 @@ impl Audit {
                 "the log ends at entry {last} without game_ended: an unfinished game cannot be \
                  verified"
             );
-            self.found(Some(last + 1), Check::Complete, message);
-            self.skip(&dependent);
-            self.skip(&Check::REPLAYED);
-            return None;
+            return self.no_seed(Some(last + 1), Check::Complete, message);
         };
-        let seq = Some(last);
         let decoded = hex::decode(seed)
             .ok()
-            .and_then(|bytes| <[u8; 32]>::try_from(bytes).ok());
-        let Some(bytes) = decoded.filter(|_| seed.len() == 64 && *seed == seed.to_lowercase())
-        else {
-            self.found(
-                seq,
-                Check::Commitment,
-                "the seed is not 64 lowercase hex digits",
-            );
-            self.skip(&dependent[..1]);
-            self.skip(&dependent[2..]);
-            self.skip(&Check::REPLAYED);
-            return None;
+            .and_then(|bytes| <[u8; 32]>::try_from(bytes).ok())
+            .filter(|_| *seed == seed.to_lowercase());
+        let Some(bytes) = decoded else {
+            let message = "the seed is not 64 lowercase hex digits";
+            return self.no_seed(Some(last), Check::Commitment, message.to_owned());
         };
         if shuffle::commitment(&bytes) != *commitment {
-            self.found(
-                seq,
-                Check::Commitment,
-                "SHA-256 of the revealed seed is not the commitment of entry 1",
-            );
-            self.skip(&dependent[..1]);
-            self.skip(&dependent[2..]);
-            self.skip(&Check::REPLAYED);
-            return None;
+            let message = "SHA-256 of the revealed seed is not the commitment of entry 1";
+            return self.no_seed(Some(last), Check::Commitment, message.to_owned());
         }
         Some(bytes)
+    }
+
+    /// Records why there is no seed to trust, and skips every check that reads it.
+    fn no_seed(&mut self, seq: Option<i64>, check: Check, message: String) -> Option<[u8; 32]> {
+        self.found(seq, check, message);
+        self.skip(&[
+            Check::Salts,
+            Check::Commitment,
+            Check::EffectiveSeed,
+            Check::Deals,
+        ]);
+        self.skip(&Check::REPLAYED);
+        None
     }
 
     /// Every salt against the seed.

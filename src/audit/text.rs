@@ -22,7 +22,10 @@ pub fn render(report: &AuditReport) -> String {
             "{:<15} {:<7} {}",
             label(outcome.check),
             verdict(outcome.outcome),
-            detail(report, outcome.check)
+            match outcome.outcome {
+                Outcome::Skipped => "not checked to the end: an earlier check failed".to_owned(),
+                _ => detail(report, outcome.check),
+            }
         );
     }
     for finding in &report.findings {
@@ -86,7 +89,10 @@ fn detail(report: &AuditReport, check: Check) -> String {
     match check {
         Check::Format => format!("{} entries", report.entries),
         Check::Complete => "game_created ... game_ended".to_owned(),
-        Check::Chain => format!("head {}", short(&report.head_hash)),
+        Check::Chain => match &report.head_hash {
+            Some(_) => format!("head {}", short(&report.head_hash)),
+            None => "broken".to_owned(),
+        },
         Check::Salts => "from the revealed seed".to_owned(),
         Check::Commitment => format!("SHA-256(seed) = {}", short(&report.commitment)),
         Check::EffectiveSeed => format!("S = {}", short(&report.effective_seed)),
