@@ -191,6 +191,35 @@ fn a_changed_client_seed_breaks_the_chain_and_the_deals() {
 }
 
 #[test]
+fn seats_that_join_out_of_order_fail_the_effective_seed() {
+    // The client seeds enter S in seat order: a log whose joins are reordered (renumbered and
+    // rechained) cannot give the seed its deals were shuffled with.
+    let mut log = entries(FOUR_SEATS);
+    log.swap(1, 2);
+    for (seq, entry) in (1..).zip(log.iter_mut()) {
+        entry.seq = seq;
+    }
+    rechain(&mut log);
+    let report = audit(&log);
+    fails_at(&report, 2, Check::EffectiveSeed);
+    for check in [Check::Deals, Check::Moves, Check::Scores] {
+        assert_eq!(outcome(&report, check), Outcome::Skipped, "{check:?}");
+    }
+}
+
+#[test]
+fn a_stacked_deck_must_still_hold_each_card_once() {
+    // Marked stacked, a game's first deal may be any order of the 52 cards, but not a card twice.
+    let mut log = entries(FOUR_SEATS);
+    log[0].data["stacked"] = json!(true);
+    let dealt = first(&log, "hole_dealt");
+    let deck = log[dealt - 1].data["deck"].as_array_mut().unwrap();
+    deck[51] = deck[50].clone();
+    rechain(&mut log);
+    fails_at(&audit(&log), dealt, Check::Deals);
+}
+
+#[test]
 fn a_changed_score_with_its_hash_recomputed_is_caught_by_the_replay() {
     // The chain cannot tell a forger who recomputes every hash; the rules re-score the hole.
     let mut log = entries(RESHUFFLES);

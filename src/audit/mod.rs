@@ -14,10 +14,7 @@ mod text;
 
 use serde::Serialize;
 
-use crate::engine::shuffle;
-use crate::engine::{
-    self, Card, Event, LoggedEvent, ReplayError, Secrets, State, shuffle::deal_order,
-};
+use crate::engine::{self, Card, Event, LoggedEvent, ReplayError, Secrets, State, shuffle};
 use crate::store::Entry;
 use crate::store::chain::{self, GENESIS};
 use crate::store::codec::entry_event;
@@ -183,7 +180,10 @@ pub fn audit(entries: &[Entry]) -> AuditReport {
                     audit.replay_prefix(&log, seed, decks);
                 }
             }
-            None => audit.skip(&[Check::Deals]),
+            None => {
+                audit.skip(&[Check::Deals]);
+                audit.skip(&Check::REPLAYED);
+            }
         }
     }
     audit.finish()
@@ -356,7 +356,7 @@ impl Audit {
     }
 
     /// The effective seed from the client seeds of the seats, which must join one each in seat
-    /// order before the first deal.
+    /// order; `None` (a finding) when they do not.
     fn effective_seed(&mut self, seed: &[u8; 32], log: &[LoggedEvent]) -> Option<[u8; 32]> {
         let seats = self.report.seats.unwrap_or_default();
         let mut client_seeds = Vec::new();
@@ -374,7 +374,6 @@ impl Audit {
                         client_seeds.len()
                     );
                     self.found(Some(logged.seq), Check::EffectiveSeed, message);
-                    self.skip(&[Check::Deals]);
                     return None;
                 }
                 _ => {}
@@ -383,7 +382,6 @@ impl Audit {
         if client_seeds.len() != usize::from(seats) {
             let message = format!("{} of {seats} seats joined", client_seeds.len());
             self.found(None, Check::EffectiveSeed, message);
-            self.skip(&[Check::Deals]);
             return None;
         }
         let effective = shuffle::effective_seed(seed, client_seeds);
@@ -400,7 +398,7 @@ impl Audit {
             let Event::HoleDealt { hole, deck, .. } = &logged.event else {
                 continue;
             };
-            if *deck == deal_order(effective, u32::from(*hole)) {
+            if *deck == shuffle::deal_order(effective, u32::from(*hole)) {
                 self.report.fair_deals += 1;
                 leading = false;
             } else if leading && usize::from(*hole) == decks.len() + 1 && is_a_deck(deck) {
@@ -415,13 +413,10 @@ impl Audit {
                 leading = false;
             }
         }
-        // A game marks itself stacked by having explicit decks: one that equals the fair
-        // shuffle is one still, and the rules deal it all the same.
+        // A game marks itself stacked by having explicit decks; one whose deals are all fair is
+        // replayed with the fair deal of hole 1 as its explicit deck, which deals the same.
         if self.report.stacked && decks.is_empty() {
-            decks.extend(log.iter().find_map(|logged| match &logged.event {
-                Event::HoleDealt { deck, .. } => Some(*deck),
-                _ => None,
-            }));
+            decks.push(shuffle::deal_order(effective, 1));
         }
         decks
     }
