@@ -220,6 +220,18 @@ fn a_stacked_deck_must_still_hold_each_card_once() {
 }
 
 #[test]
+fn a_game_marked_stacked_whose_deals_are_all_fair_verifies_as_stacked() {
+    // Its explicit decks, if any, were the fair ones: nothing is hidden, and it says it is stacked.
+    let mut log = entries(FOUR_SEATS);
+    log[0].data["stacked"] = json!(true);
+    rechain(&mut log);
+    let report = audit(&log);
+    assert!(report.verified, "{}", report.render_text());
+    assert!(report.stacked && report.stacked_holes.is_empty());
+    assert_eq!(report.fair_deals, 2);
+}
+
+#[test]
 fn a_changed_score_with_its_hash_recomputed_is_caught_by_the_replay() {
     // The chain cannot tell a forger who recomputes every hash; the rules re-score the hole.
     let mut log = entries(RESHUFFLES);
