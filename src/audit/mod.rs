@@ -121,15 +121,17 @@ pub struct AuditReport {
     pub checks: Vec<CheckOutcome>,
     /// The game, as `game_created` names it.
     pub game_id: Option<String>,
-    /// Seats and holes of the game.
+    /// Seats of the game.
     pub seats: Option<u8>,
+    /// Holes of the game.
     pub holes: Option<u8>,
     /// Entries audited.
     pub entries: usize,
     /// The hash of the last entry, when the chain verifies.
     pub head_hash: Option<String>,
-    /// The commitment of `game_created` and the seed of `game_ended`, lowercase hex.
+    /// The commitment of `game_created`, lowercase hex.
     pub commitment: Option<String>,
+    /// The server seed `game_ended` reveals, as logged.
     pub seed: Option<String>,
     /// The effective seed `S` the deals and reshuffles read, lowercase hex.
     pub effective_seed: Option<String>,
@@ -143,8 +145,9 @@ pub struct AuditReport {
     pub moves: usize,
     /// Holes ended and scored in the log.
     pub holes_scored: usize,
-    /// The totals and winners the rules compute, when the replay reaches the end.
+    /// The totals the rules compute, when the replay reaches the end.
     pub totals: Option<Vec<i32>>,
+    /// The winners the rules compute, when the replay reaches the end.
     pub winners: Option<Vec<u8>>,
 }
 
