@@ -8,13 +8,17 @@
 //!   SQLite, its migrations, the hash chain, and the codec between rows and engine types.
 //! - [`service`]: the use cases: load, authenticate, decide, run bots, append, answer.
 //! - [`api`]: HTTP handlers (one file per resource), problem errors and the OpenAPI document.
-//! - [`commands`]: the entry points of the binary: `serve`, `openapi`, `simulate`, `check-db`.
+//! - [`audit`]: the offline audit of a finished game's log (chain, seeds, deals, every move
+//!   re-decided), over stored entries or an exported NDJSON file. No I/O.
+//! - [`commands`]: the entry points of the binary: `serve`, `openapi`, `simulate`, `check-db`,
+//!   `verify`.
 //! - [`startup`]: wires the service into a running HTTP server.
 //! - [`config`]: typed settings from environment variables.
 //! - [`telemetry`]: the log subscriber and the redacting request span.
 //! - [`metrics`]: Prometheus counters and histograms.
 
 pub mod api;
+pub mod audit;
 pub mod commands;
 pub mod config;
 pub mod engine;

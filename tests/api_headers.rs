@@ -319,6 +319,8 @@ async fn every_answer_is_documented_with_the_headers_it_carries(backend: Backend
     let events = format!("/v1/games/{id}/events");
     let replay = format!("/v1/games/{id}/replay/1");
     let no_entry = format!("/v1/games/{id}/replay/99");
+    let export = format!("/v1/games/{id}/export");
+    let unknown_export = format!("/v1/games/{NO_GAME}/export");
     let (unparsed_after, negative_after) =
         (format!("{events}?after=x"), format!("{events}?after=-1"));
     let players = format!("/v1/games/{waiting}/players");
@@ -357,6 +359,9 @@ async fn every_answer_is_documented_with_the_headers_it_carries(backend: Backend
         (Method::GET, "/v1/games/{id}/replay/{seq}", &replay, None, as_first.to_vec(), 200),
         (Method::GET, "/v1/games/{id}/replay/{seq}", &replay, None, vec![("if-none-match", "\"1\"")], 304),
         (Method::GET, "/v1/games/{id}/replay/{seq}", &no_entry, None, vec![], 404),
+        (Method::GET, "/v1/games/{id}/export", &export, None, vec![], 409),
+        (Method::GET, "/v1/games/{id}/export", &export, None, bad.to_vec(), 401),
+        (Method::GET, "/v1/games/{id}/export", &unknown_export, None, vec![], 404),
         (Method::POST, "/v1/games/{id}/players", &players, Some(r#"{"name": ""}"#), vec![], 422),
         (Method::POST, "/v1/games/{id}/players", &players, Some(r#"{"name": "Ada"}"#), vec![], 201),
         (Method::POST, "/v1/games/{id}/players", &full, Some(r#"{"name": "Cy"}"#), vec![], 409),

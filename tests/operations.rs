@@ -316,6 +316,12 @@ fn the_spec_documents_every_failure_and_every_header() {
                         declares("Vary"),
                         "{what} {status}: Vary with a private answer"
                     );
+                } else if path.ends_with("/export") {
+                    // A finished game's log never changes.
+                    assert_eq!(
+                        *cache, "public, max-age=31536000, immutable",
+                        "{what} {status}: Cache-Control"
+                    );
                 } else if status != "204" {
                     assert_eq!(*cache, "no-cache", "{what} {status}: Cache-Control");
                 }

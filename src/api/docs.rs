@@ -13,7 +13,7 @@ use utoipa::{IntoResponses, ToSchema};
 
 use crate::api::problem::{ApiError, Problem};
 use crate::engine::View;
-use crate::service::{CreatedGame, EventsPage, Joined, LobbyPage};
+use crate::service::{CreatedGame, EventsPage, Joined, LobbyPage, ServiceError};
 
 /// The description of the `If-None-Match` request header of the views.
 pub const IF_NONE_MATCH: &str = "The ETag of an earlier answer: 304 while it is still current";
@@ -74,8 +74,27 @@ const CACHE_NO_CACHE: DocumentedHeader = DocumentedHeader {
     example: "no-cache",
 };
 
+const CACHE_IMMUTABLE: DocumentedHeader = DocumentedHeader {
+    name: "Cache-Control",
+    component: "Cache-Control-immutable",
+    description: "A finished game's log never changes: any cache may keep it",
+    example: IMMUTABLE,
+};
+const CONTENT_DISPOSITION: DocumentedHeader = DocumentedHeader {
+    name: "Content-Disposition",
+    component: "Content-Disposition",
+    description: "A download, named after the game",
+    example: "attachment; filename=\"golf-4b3a1f64-5f2c-4a8e-9d0b-1c2d3e4f5a6b.ndjson\"",
+};
+
+/// The `Cache-Control` of an answer that never changes (a finished game's export).
+pub const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+
+/// The media type of an exported log: one JSON entry a line.
+pub const NDJSON: &str = "application/x-ndjson";
+
 impl DocumentedHeader {
-    const ALL: [&DocumentedHeader; 7] = [
+    const ALL: [&DocumentedHeader; 9] = [
         &REQUEST_ID,
         &AUTHENTICATE,
         &ETAG,
@@ -83,6 +102,8 @@ impl DocumentedHeader {
         &CACHE_PRIVATE,
         &VARY,
         &CACHE_NO_CACHE,
+        &CACHE_IMMUTABLE,
+        &CONTENT_DISPOSITION,
     ];
 
     fn definition(&self) -> Header {
@@ -269,6 +290,44 @@ impl IntoResponses for EventsPageShown {
             )
             .private(),
         )])
+    }
+}
+
+/// `200` and `409` to `GET /v1/games/{id}/export`.
+pub struct LogExported;
+
+impl IntoResponses for LogExported {
+    fn responses() -> ResponseMap {
+        let example = concat!(
+            r#"{"at":"2026-12-01T22:47:39.882921Z","data":{"commitment":"4c14...","format":"golf-log/1","#,
+            r#""game_id":"43906c80-...","holes":2,"rules":{...},"seats":4,"stacked":false},"#,
+            r#""hash":"5ce9...","salt":"a387...","seq":1,"type":"game_created"}"#,
+            "\n..."
+        );
+        let ndjson = ResponseBuilder::new()
+            .description(
+                "The complete log, one entry a line: each line is the RFC 8785 canonical JSON of \
+                 the entry in the public log format, followed by a newline",
+            )
+            .content(
+                NDJSON,
+                ContentBuilder::new()
+                    .schema(Some(Object::with_type(Type::String)))
+                    .example(Some(example.into()))
+                    .build(),
+            )
+            .with(&CONTENT_DISPOSITION)
+            .with(&CACHE_IMMUTABLE);
+        responses([
+            (200, ndjson),
+            (
+                409,
+                problem(
+                    "not_finished: the game is not finished yet",
+                    ServiceError::NotFinished.into(),
+                ),
+            ),
+        ])
     }
 }
 

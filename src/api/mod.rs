@@ -3,12 +3,14 @@
 //! # Layout
 //! - `mod.rs`: the routes, the OpenAPI document's frame, `HEAD`, 404 and 405;
 //! - one file per resource: [`games`] (create, lobby, cancel, views), [`players`] (join),
-//!   [`moves`], [`log`] (pages and replays), [`health`] (liveness, readiness, metrics);
+//!   [`moves`], [`log`] (pages and replays), [`export`] (a finished game's log as NDJSON),
+//!   [`health`] (liveness, readiness, metrics);
 //! - [`http`]: bodies, tokens, `Idempotency-Key`, `If-Match`, `ETag`, private caching;
 //! - [`problem`]: the one place where failures become problem+json;
 //! - [`docs`]: the shared responses and examples of the OpenAPI document.
 
 pub mod docs;
+pub mod export;
 pub mod games;
 pub mod health;
 pub mod http;
@@ -103,6 +105,7 @@ fn routes(config: &mut ServiceConfig) {
         .service(moves::make_move)
         .service(log::list_events)
         .service(log::replay)
+        .service(export::export_log)
         .service(health::healthz)
         .service(health::readyz)
         .service(health::metrics);

@@ -240,6 +240,9 @@ impl From<ServiceError> for ApiError {
                 "idempotency_key_reused",
                 detail,
             ),
+            ServiceError::NotFinished => {
+                ApiError::new(StatusCode::CONFLICT, "not_finished", detail)
+            }
             ServiceError::OutOfRange(_) => {
                 ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "out_of_range", detail)
             }

@@ -1,12 +1,14 @@
 //! The entry points: the command line of `golf-server` and its commands, `serve` (the default),
-//! `openapi`, `simulate` and `check-db`.
+//! `openapi`, `simulate`, `check-db` and `verify`.
 //!
 //! - `mod.rs`: parsing the command line, and running the chosen command;
 //! - [`check_db`]: the audit of every stored game;
+//! - [`verify`]: the offline audit of an exported log;
 //! - [`simulate`]: bot games played in-process.
 
 pub mod check_db;
 pub mod simulate;
+pub mod verify;
 
 use std::process::ExitCode;
 
@@ -39,6 +41,19 @@ enum Command {
     /// Verify every stored game: its hash chain, and its log replayed through the rules against
     /// the stored projection. Exits with 1 if any game does not check out.
     CheckDb,
+    /// Audit an exported game log (GET /v1/games/{id}/export) with no database and no network:
+    /// the hash chain, the seed against the commitment, every deal and reshuffle, every move,
+    /// score and winner re-decided. Exits 0 when it verifies, 1 when not, 2 when unreadable.
+    Verify(VerifyArgs),
+}
+
+#[derive(Args)]
+struct VerifyArgs {
+    /// The exported NDJSON file, or - for standard input.
+    file: String,
+    /// Print the report as one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args)]
@@ -80,6 +95,7 @@ pub fn run(cli: Cli) -> ExitCode {
         }
         Command::Simulate(args) => simulate(args),
         Command::CheckDb => check_db(),
+        Command::Verify(args) => verify::run(&args.file, args.json),
     }
 }
 

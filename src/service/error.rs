@@ -26,6 +26,9 @@ pub enum ServiceError {
     /// An `Idempotency-Key` already used with another body.
     #[error("This Idempotency-Key was already used with a different request body.")]
     IdempotencyKeyReused,
+    /// The game is not finished: its complete log is not public yet (export).
+    #[error("The game is not finished: its complete log is exported once it is.")]
+    NotFinished,
     /// A value out of its range outside the rules (paging limits).
     #[error("{0}")]
     OutOfRange(String),

@@ -1,8 +1,10 @@
-//! The use cases that only read: views, the lobby, pages of the log, and replays.
+//! The use cases that only read: views, the lobby, pages of the log, replays, and the export of a
+//! finished game's log.
 
 use serde_json::Value;
 use uuid::Uuid;
 
+use crate::audit::ndjson;
 use crate::engine::{self, State, Status, View, Viewer};
 use crate::service::credentials::{Credential, authenticate};
 use crate::service::paging::{check_limit, decode_cursor, encode_cursor};
@@ -108,6 +110,19 @@ impl GameService {
             .map(|entry| entry_for(entry, credential.viewer(), finished))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(EventsPage { events, next_after })
+    }
+
+    /// The complete log of a finished game as NDJSON: each line the canonical JSON of an entry
+    /// (what `golf-server verify` checks byte for byte). A token, if given, must be one of this
+    /// game's; before the end the log holds secrets, so it is `not_finished`.
+    pub async fn export(&self, id: Uuid, token: Option<&str>) -> Result<String, ServiceError> {
+        let (record, state) = self.load(id).await?;
+        authenticate(&record, token)?;
+        if state.status != Status::Finished {
+            return Err(ServiceError::NotFinished);
+        }
+        let entries = store::load_log(self.store.as_ref(), id, record.version).await?;
+        Ok(entries.iter().map(ndjson::line).collect())
     }
 
     /// The view the caller would have had right after entry `seq`.

@@ -1,0 +1,42 @@
+//! The export of a finished game's complete log, as the NDJSON file `golf-server verify` audits.
+
+use actix_web::http::header;
+use actix_web::web::{Data, Path};
+use actix_web::{HttpRequest, HttpResponse, get};
+use uuid::Uuid;
+
+use crate::api::http::bearer;
+use crate::api::problem::ApiError;
+use crate::api::{AppState, docs};
+
+/// The complete log of a finished game, one entry a line (RFC 8785 canonical JSON), as a file to
+/// download and audit offline (`golf-server verify`). 409 `not_finished` before the end.
+#[utoipa::path(
+    tag = "log",
+    params(("id" = Uuid, Path, description = "The game")),
+    security((), ("bearer" = [])),
+    responses(
+        docs::LogExported,
+        docs::Unauthorized,
+        docs::NoSuchGame,
+        docs::DatabaseFailures,
+    )
+)]
+#[get("/v1/games/{id}/export")]
+pub async fn export_log(
+    state: Data<AppState>,
+    request: HttpRequest,
+    id: Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let token = bearer(&request);
+    let log = state.service.export(*id, token.as_deref()).await?;
+    Ok(HttpResponse::Ok()
+        .content_type(docs::NDJSON)
+        .insert_header((
+            header::CONTENT_DISPOSITION,
+            format!("attachment; filename=\"golf-{}.ndjson\"", *id),
+        ))
+        // The game is finished: its log never changes again.
+        .insert_header((header::CACHE_CONTROL, docs::IMMUTABLE))
+        .body(log))
+}
