@@ -321,6 +321,8 @@ async fn every_answer_is_documented_with_the_headers_it_carries(backend: Backend
     let no_entry = format!("/v1/games/{id}/replay/99");
     let export = format!("/v1/games/{id}/export");
     let unknown_export = format!("/v1/games/{NO_GAME}/export");
+    let audit = format!("/v1/games/{id}/audit");
+    let unknown_audit = format!("/v1/games/{NO_GAME}/audit");
     let (unparsed_after, negative_after) =
         (format!("{events}?after=x"), format!("{events}?after=-1"));
     let players = format!("/v1/games/{waiting}/players");
@@ -362,6 +364,9 @@ async fn every_answer_is_documented_with_the_headers_it_carries(backend: Backend
         (Method::GET, "/v1/games/{id}/export", &export, None, vec![], 409),
         (Method::GET, "/v1/games/{id}/export", &export, None, bad.to_vec(), 401),
         (Method::GET, "/v1/games/{id}/export", &unknown_export, None, vec![], 404),
+        (Method::GET, "/v1/games/{id}/audit", &audit, None, vec![], 200),
+        (Method::GET, "/v1/games/{id}/audit", &audit, None, bad.to_vec(), 401),
+        (Method::GET, "/v1/games/{id}/audit", &unknown_audit, None, vec![], 404),
         (Method::POST, "/v1/games/{id}/players", &players, Some(r#"{"name": ""}"#), vec![], 422),
         (Method::POST, "/v1/games/{id}/players", &players, Some(r#"{"name": "Ada"}"#), vec![], 201),
         (Method::POST, "/v1/games/{id}/players", &full, Some(r#"{"name": "Cy"}"#), vec![], 409),

@@ -127,6 +127,13 @@ async fn an_earlier_release_database_keeps_serving_its_games(backend: Backend) {
         .expect("the server answers");
     assert_eq!(joined.status(), 201);
 
+    // Their audits were never stored: each is checked when first asked for.
+    for name in ["bots_finished", "people_finished"] {
+        let id = games[name]["id"].as_str().unwrap();
+        let (status, audit) = get_json(&app, &format!("/v1/games/{id}/audit"), None).await;
+        assert_eq!((status, &audit["verified"]), (200, &json!(true)), "{name}");
+    }
+
     let report = check_database(open_store(&app.database.url).await.as_ref())
         .await
         .expect("the check runs");

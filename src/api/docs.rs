@@ -13,7 +13,7 @@ use utoipa::{IntoResponses, ToSchema};
 
 use crate::api::problem::{ApiError, Problem};
 use crate::engine::View;
-use crate::service::{CreatedGame, EventsPage, Joined, LobbyPage, ServiceError};
+use crate::service::{Audit, CreatedGame, EventsPage, Joined, LobbyPage, ServiceError};
 
 /// The description of the `If-None-Match` request header of the views.
 pub const IF_NONE_MATCH: &str = "The ETag of an earlier answer: 304 while it is still current";
@@ -289,6 +289,22 @@ impl IntoResponses for EventsPageShown {
                 "Entries after `after`, redacted for the caller while the game runs",
             )
             .private(),
+        )])
+    }
+}
+
+/// `200` to `GET /v1/games/{id}/audit`.
+pub struct AuditShown;
+
+impl IntoResponses for AuditShown {
+    fn responses() -> ResponseMap {
+        responses([(
+            200,
+            json::<Audit>(
+                "Where the log stands; once the game is finished, the seed and whether the log \
+                 checks out",
+            )
+            .no_cache(),
         )])
     }
 }

@@ -4,11 +4,13 @@
 //! - `mod.rs`: the routes, the OpenAPI document's frame, `HEAD`, 404 and 405;
 //! - one file per resource: [`games`] (create, lobby, cancel, views), [`players`] (join),
 //!   [`moves`], [`log`] (pages and replays), [`export`] (a finished game's log as NDJSON),
+//!   [`audit`] (where the log stands, and whether a finished one checks out),
 //!   [`health`] (liveness, readiness, metrics);
 //! - [`http`]: bodies, tokens, `Idempotency-Key`, `If-Match`, `ETag`, private caching;
 //! - [`problem`]: the one place where failures become problem+json;
 //! - [`docs`]: the shared responses and examples of the OpenAPI document.
 
+pub mod audit;
 pub mod docs;
 pub mod export;
 pub mod games;
@@ -33,7 +35,7 @@ use utoipa_swagger_ui::SwaggerUi;
 
 use crate::api::problem::{ApiError, Problem};
 use crate::engine::View;
-use crate::service::{CreatedGame, EventsPage, GameService, Joined, LobbyPage};
+use crate::service::{Audit, CreatedGame, EventsPage, GameService, Joined, LobbyPage};
 
 /// Largest request body accepted; moves and game creation (with 18 stacked decks) fit well below.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -53,7 +55,7 @@ pub struct AppState {
         license(name = "MIT OR Apache-2.0")
     ),
     // The schemas of the shared responses of `docs`, which name them without collecting them.
-    components(schemas(Problem, View, CreatedGame, LobbyPage, Joined, EventsPage)),
+    components(schemas(Problem, View, CreatedGame, LobbyPage, Joined, EventsPage, Audit)),
     modifiers(&BearerAuth),
     tags(
         (name = "games", description = "Create, join, view and play games"),
@@ -106,6 +108,7 @@ fn routes(config: &mut ServiceConfig) {
         .service(log::list_events)
         .service(log::replay)
         .service(export::export_log)
+        .service(audit::audit)
         .service(health::healthz)
         .service(health::readyz)
         .service(health::metrics);

@@ -3,12 +3,14 @@
 //!
 //! # Layout
 //! - [`writes`]: create, join, move, cancel, and the retry loop that settles races in the store;
-//! - [`reads`]: views, the lobby, pages of the log, replays;
+//! - [`reads`]: views, the lobby, pages of the log, replays, the export;
+//! - [`audits`]: the audit of a game, computed once it ends;
 //! - [`credentials`]: seat and host tokens, and who presents one;
 //! - [`idempotency`]: `Idempotency-Key`s and replayed answers;
 //! - [`paging`]: page sizes and the lobby's cursor;
 //! - [`error`]: why a use case failed.
 
+pub mod audits;
 pub mod credentials;
 pub mod error;
 pub mod idempotency;
@@ -25,6 +27,7 @@ use crate::engine::{Seat, Timestamp, View};
 use crate::metrics::GameMetrics;
 use crate::store::EventStore;
 
+pub use audits::Audit;
 pub use error::ServiceError;
 pub use idempotency::{Answer, IdempotencyKey, MIN_CREATION_KEY_LEN};
 pub use writes::{JoinRequest, NewGameRequest};

@@ -305,6 +305,13 @@ impl GameService {
             {
                 Ok(_) => {
                     self.count(&write.events);
+                    if write
+                        .events
+                        .iter()
+                        .any(|event| matches!(event, Event::GameEnded { .. }))
+                    {
+                        self.audit_finished_game(id).await;
+                    }
                     return Ok(write.answer);
                 }
                 Err(StoreError::Conflict) => {
