@@ -4,6 +4,7 @@
 //! # Layout
 //! - [`writes`]: create, join, move, cancel, and the retry loop that settles races in the store;
 //! - [`reads`]: views, the lobby, pages of the log, replays;
+//! - [`live`]: the live log that streams follow, woken by the store's hub;
 //! - [`credentials`]: seat and host tokens, and who presents one;
 //! - [`idempotency`]: `Idempotency-Key`s and replayed answers;
 //! - [`paging`]: page sizes and the lobby's cursor;
@@ -12,6 +13,7 @@
 pub mod credentials;
 pub mod error;
 pub mod idempotency;
+pub mod live;
 pub mod paging;
 pub mod reads;
 pub mod writes;

@@ -1,0 +1,147 @@
+//! The live log: a game's entries as they are appended, for one viewer, from a given seq on.
+//!
+//! A [`LiveLog`] never holds a database connection while it waits: it sleeps on the store's
+//! wake-up hub ([`crate::store::Changes`]) and reads only when woken, or at each keep-alive
+//! (every [`KEEP_ALIVE`]), the safety net for a wake-up that never came. Every read starts
+//! after the last entry it handed out, so entries arrive in order, none twice and none skipped,
+//! however many wake-ups are lost or doubled. Entries are exactly those `GET .../events` gives
+//! the same caller at that moment (the same [`entry_for`]).
+
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use crate::engine::{Status, Viewer};
+use crate::service::credentials::authenticate;
+use crate::service::reads::entry_for;
+use crate::service::{GameService, ServiceError};
+use crate::store::Subscription;
+
+/// How often an idle stream gets a keep-alive, and re-checks its game in case a wake-up was lost.
+pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// Entries read by one query of the live log.
+const PAGE: i64 = 1000;
+
+/// What a live log has next.
+#[derive(Debug)]
+pub enum LiveItem {
+    /// New entries, in order, as `(seq, entry as the viewer may see it)`.
+    Entries(Vec<(i64, Value)>),
+    /// Nothing new for [`KEEP_ALIVE`]: time to show the client the stream is alive.
+    KeepAlive,
+    /// The game is gone (cancelled): nothing will ever come.
+    Closed,
+}
+
+/// One viewer's live log of one game.
+pub struct LiveLog {
+    service: GameService,
+    id: Uuid,
+    viewer: Viewer,
+    /// The seq of the last entry handed out.
+    last: i64,
+    /// The game finished: no entry can follow the ones read, so no need to look again.
+    finished: bool,
+    /// Look at the log before waiting (woken, or more pages to read).
+    dirty: bool,
+    subscription: Subscription,
+    next_keep_alive: Instant,
+}
+
+impl GameService {
+    /// Opens the live log of game `id` for the holder of `token`, after entry `after` (parsed by
+    /// the caller, or why it does not parse: reported after the game and the token, as for
+    /// `events`).
+    pub async fn live_log(
+        &self,
+        id: Uuid,
+        token: Option<&str>,
+        after: Result<Option<i64>, String>,
+    ) -> Result<LiveLog, ServiceError> {
+        // Subscribed before the first read: a change during it wakes the first wait.
+        let subscription = self.store.changes().subscribe(id);
+        let (record, _) = self.load(id).await?;
+        let credential = authenticate(&record, token)?;
+        let after = after.map_err(ServiceError::Malformed)?.unwrap_or(0);
+        if after < 0 {
+            return Err(ServiceError::OutOfRange(
+                "after (or Last-Event-ID) must be 0 or more.".to_owned(),
+            ));
+        }
+        Ok(LiveLog {
+            service: self.clone(),
+            id,
+            viewer: credential.viewer(),
+            last: after,
+            finished: false,
+            dirty: true,
+            subscription,
+            next_keep_alive: Instant::now() + KEEP_ALIVE,
+        })
+    }
+}
+
+impl LiveLog {
+    /// Waits for what comes next. Cancelling it (the client left, the server stops) loses
+    /// nothing: an interrupted read hands out nothing and is done again by the next call.
+    pub async fn next(&mut self) -> LiveItem {
+        loop {
+            if self.dirty && !self.finished {
+                self.dirty = false;
+                match self.read().await {
+                    Ok(None) => return LiveItem::Closed,
+                    Ok(Some(entries)) if !entries.is_empty() => return LiveItem::Entries(entries),
+                    Ok(Some(_)) => {}
+                    // The database may be back at the next wake-up or keep-alive; the client's
+                    // stream stays open meanwhile.
+                    Err(error) => {
+                        tracing::warn!(game = %self.id, %error, "cannot read the live log")
+                    }
+                }
+            }
+            tokio::select! {
+                _ = self.subscription.changed() => self.dirty = true,
+                _ = tokio::time::sleep_until(self.next_keep_alive) => {
+                    self.next_keep_alive = Instant::now() + KEEP_ALIVE;
+                    self.dirty = true;
+                    return LiveItem::KeepAlive;
+                }
+            }
+        }
+    }
+
+    /// Entries after `last` up to the version the game row shows (a page at most), redacted as
+    /// that row's status says; `None` when the game is gone.
+    async fn read(&mut self) -> Result<Option<Vec<(i64, Value)>>, ServiceError> {
+        let Some(record) = self.service.store.load_game(self.id).await? else {
+            return Ok(None);
+        };
+        let finished = record.status == Status::Finished.name();
+        if record.version <= self.last {
+            self.finished = finished;
+            return Ok(Some(Vec::new()));
+        }
+        // No further than the version read with the status: an entry appended since then is
+        // redacted as its own read will say.
+        let limit = (record.version - self.last).min(PAGE);
+        let entries = self
+            .service
+            .store
+            .load_events(self.id, self.last, limit)
+            .await?;
+        let shown = entries
+            .iter()
+            .map(|entry| Ok((entry.seq, entry_for(entry, self.viewer, finished)?)))
+            .collect::<Result<Vec<_>, ServiceError>>()?;
+        if let Some((seq, _)) = shown.last() {
+            self.last = *seq;
+        }
+        // More to read than one page: look again before waiting.
+        self.dirty = self.last < record.version;
+        self.finished = finished && !self.dirty;
+        Ok(Some(shown))
+    }
+}

@@ -1,0 +1,198 @@
+//! The per-instance wake-up hub: who waits for new entries of which game, and what wakes them.
+//!
+//! Streams of the live log subscribe to a game and sleep until it changes. A wake-up only says
+//! "look again": a stream always re-reads the log after the last entry it sent, so a wake-up
+//! that is lost, doubled or spurious never skips or repeats an entry. On SQLite the store wakes
+//! the hub itself after each commit (one process owns the file). On PostgreSQL every append
+//! sends `NOTIFY golf_events` with its game id inside its transaction (delivered on commit to
+//! every instance), and each instance holds one dedicated listening connection that feeds its
+//! hub; when that connection drops, the hub reconnects with back-off and then wakes every
+//! stream, since notifications sent meanwhile are lost.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use sqlx::postgres::{PgConnectOptions, PgListener, PgPoolOptions};
+use tokio::sync::{oneshot, watch};
+use uuid::Uuid;
+
+/// The PostgreSQL channel that appends notify, with the game id as payload.
+pub const CHANNEL: &str = "golf_events";
+
+/// The `application_name` of the listening connection, so operators (and a test) can find it in
+/// `pg_stat_activity`.
+pub const LISTENER_APPLICATION_NAME: &str = "golf-server-listener";
+
+/// The first and the longest wait before reconnecting a dropped listening connection.
+const BACKOFF_FIRST: Duration = Duration::from_millis(100);
+const BACKOFF_MAX: Duration = Duration::from_secs(5);
+
+/// The hub: one generation counter per game that somebody waits for.
+#[derive(Default)]
+pub struct Changes {
+    games: Mutex<HashMap<Uuid, watch::Sender<u64>>>,
+    /// Dropped with the hub, which stops its listening task.
+    stop: Mutex<Option<oneshot::Sender<()>>>,
+}
+
+impl Changes {
+    /// A hub woken only in-process, by [`Changes::wake`].
+    pub fn in_process() -> Arc<Self> {
+        Arc::new(Changes::default())
+    }
+
+    /// A hub fed by a dedicated connection that listens on [`CHANNEL`] of the database that
+    /// `server` names. The connection is opened by a background task (so that a database that
+    /// is slow to answer does not hold up the start), which ends when the hub is dropped.
+    pub fn listening(server: &PgConnectOptions) -> Arc<Self> {
+        let changes = Arc::new(Changes::default());
+        let (stop_sender, stop) = oneshot::channel();
+        *lock(&changes.stop) = Some(stop_sender);
+        // One connection, kept for as long as it lives: no lifetime or idle limit, and no
+        // statement timeout, since it only waits.
+        let pool = PgPoolOptions::new()
+            .max_connections(1)
+            .max_lifetime(None)
+            .idle_timeout(None)
+            .acquire_timeout(BACKOFF_MAX)
+            .connect_lazy_with(server.clone().application_name(LISTENER_APPLICATION_NAME));
+        tokio::spawn(listen(pool, Arc::downgrade(&changes), stop));
+        changes
+    }
+
+    /// Waits for changes of `game_id` from now on.
+    pub fn subscribe(self: &Arc<Self>, game_id: Uuid) -> Subscription {
+        let mut games = lock(&self.games);
+        let sender = games.entry(game_id).or_insert_with(|| watch::channel(0).0);
+        Subscription {
+            receiver: Some(sender.subscribe()),
+            game_id,
+            changes: Arc::clone(self),
+        }
+    }
+
+    /// Wakes every subscriber of `game_id` (none: nothing to do).
+    pub fn wake(&self, game_id: Uuid) {
+        if let Some(sender) = lock(&self.games).get(&game_id) {
+            sender.send_modify(|generation| *generation += 1);
+        }
+    }
+
+    /// Wakes every subscriber of every game.
+    pub fn wake_all(&self) {
+        for sender in lock(&self.games).values() {
+            sender.send_modify(|generation| *generation += 1);
+        }
+    }
+
+    /// How many games somebody waits for (for tests and metrics).
+    pub fn watched_games(&self) -> usize {
+        lock(&self.games).len()
+    }
+}
+
+/// A poisoned lock only means another thread panicked while it held a plain map: keep going.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Interest in one game's changes; dropping it unsubscribes.
+pub struct Subscription {
+    receiver: Option<watch::Receiver<u64>>,
+    game_id: Uuid,
+    changes: Arc<Changes>,
+}
+
+impl Subscription {
+    /// Resolves at the first wake-up since the previous call returned (at once if one came in
+    /// between, so a change during a read of the log is never missed).
+    pub async fn changed(&mut self) {
+        match self.receiver.as_mut() {
+            Some(receiver) => {
+                // The sender lives in the hub's map while this receiver does: never closed.
+                if receiver.changed().await.is_err() {
+                    std::future::pending::<()>().await;
+                }
+            }
+            None => std::future::pending().await,
+        }
+    }
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        drop(self.receiver.take());
+        let mut games = lock(&self.changes.games);
+        if games
+            .get(&self.game_id)
+            .is_some_and(|sender| sender.receiver_count() == 0)
+        {
+            games.remove(&self.game_id);
+        }
+    }
+}
+
+/// The listening task: feeds the hub from [`CHANNEL`] until the hub is dropped, reconnecting
+/// with back-off whenever the connection fails, and waking every stream after each (re)connect.
+async fn listen(pool: sqlx::PgPool, changes: Weak<Changes>, mut stop: oneshot::Receiver<()>) {
+    let mut backoff = BACKOFF_FIRST;
+    loop {
+        let connected = tokio::select! {
+            _ = &mut stop => return,
+            connected = connect_listener(&pool) => connected,
+        };
+        let mut listener = match connected {
+            Ok(listener) => listener,
+            Err(error) => {
+                tracing::warn!(%error, retry_in = ?backoff, "cannot listen for new log entries");
+                tokio::select! {
+                    _ = &mut stop => return,
+                    _ = tokio::time::sleep(backoff) => {}
+                }
+                backoff = (backoff * 2).min(BACKOFF_MAX);
+                continue;
+            }
+        };
+        backoff = BACKOFF_FIRST;
+        // Entries appended while nobody listened were announced to nobody.
+        match changes.upgrade() {
+            Some(changes) => changes.wake_all(),
+            None => return,
+        }
+        loop {
+            let received = tokio::select! {
+                _ = &mut stop => return,
+                received = listener.try_recv() => received,
+            };
+            let Some(changes) = changes.upgrade() else {
+                return;
+            };
+            match received {
+                Ok(Some(notification)) => match notification.payload().parse::<Uuid>() {
+                    Ok(game_id) => changes.wake(game_id),
+                    Err(_) => tracing::warn!("a notification on golf_events without a game id"),
+                },
+                Ok(None) => {
+                    tracing::warn!("the listening connection dropped: reconnecting");
+                    break;
+                }
+                Err(error) => {
+                    tracing::warn!(%error, "the listening connection failed: reconnecting");
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/// A fresh listener on [`CHANNEL`].
+async fn connect_listener(pool: &sqlx::PgPool) -> Result<PgListener, sqlx::Error> {
+    let mut listener = PgListener::connect_with(pool).await?;
+    // The pool is this task's own: nobody closes it while the listener waits.
+    listener.ignore_pool_close_event(true);
+    listener.listen(CHANNEL).await?;
+    Ok(listener)
+}
