@@ -414,12 +414,26 @@ async fn wait_for_listeners(app: &TestApp, count: usize) -> Vec<i32> {
     }
 }
 
+/// Lets connections to `app`'s database in (or keeps every new one out, superusers included;
+/// open sessions stay).
+async fn allow_connections(app: &TestApp, allowed: bool) {
+    let mut admin = common::admin_connection().await;
+    let statement = format!(
+        "ALTER DATABASE {} ALLOW_CONNECTIONS {allowed}",
+        app.database.name.as_deref().unwrap()
+    );
+    sqlx::query(sqlx::AssertSqlSafe(statement))
+        .execute(&mut admin)
+        .await
+        .unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dropped_listening_connection_costs_no_entry() {
-    // The listening connections of both instances are killed just before a move: the stream on
-    // the second instance still gets the move's entries, well before its 15 s safety re-check,
-    // because a reconnected listener wakes every stream; then the reconnected listener carries
-    // the next move as before.
+    // The listening connections of both instances are killed and kept from reconnecting while a
+    // move is made, so its notification reaches nobody: the stream on the second instance still
+    // gets the move's entries once its listener is back, well before its 15 s safety re-check,
+    // because a reconnected listener wakes every stream; the next move then arrives as before.
     let instances = Instances::start(Backend::Postgres).await;
     let (writer, reader) = (&instances.writer, instances.reader());
     let (id, _, seats) = started_game(writer).await;
@@ -428,6 +442,7 @@ async fn a_dropped_listening_connection_costs_no_entry() {
     let mut last = version(writer, &id, &seats[0]).await;
     stream.messages_through(last).await;
     let before = wait_for_listeners(writer, 2).await;
+    allow_connections(writer, false).await;
     let mut admin = common::admin_connection().await;
     for pid in &before {
         sqlx::query("SELECT pg_terminate_backend($1)")
@@ -436,8 +451,14 @@ async fn a_dropped_listening_connection_costs_no_entry() {
             .await
             .unwrap();
     }
-    for turn in 0..2 {
-        assert!(one_move(writer, &id, &seats, turn).await);
+    wait_for_listeners(writer, 0).await;
+    assert!(one_move(writer, &id, &seats, 0).await);
+    match stream.next(Duration::from_secs(1)).await {
+        Frame::Silent => {}
+        other => panic!("nothing can wake the stream while nobody listens: {other:?}"),
+    }
+    allow_connections(writer, true).await;
+    for turn in 1..3 {
         let now = version(writer, &id, &seats[0]).await;
         let started = Instant::now();
         let messages = stream.messages_through(now).await;
@@ -448,13 +469,14 @@ async fn a_dropped_listening_connection_costs_no_entry() {
         );
         assert_eq!(messages, numbered(writer.events(&id, token, last).await));
         last = now;
-        if turn == 0 {
+        if turn == 1 {
             let after = wait_for_listeners(writer, 2).await;
             assert!(
                 after.iter().all(|pid| !before.contains(pid)),
                 "{before:?} {after:?}"
             );
         }
+        assert!(one_move(writer, &id, &seats, turn).await);
     }
 }
 

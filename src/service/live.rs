@@ -22,6 +22,9 @@ use crate::store::Subscription;
 /// How often an idle stream gets a keep-alive, and re-checks its game in case a wake-up was lost.
 pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
+/// How long a stream waits before it reads again after a failed read.
+const RETRY: Duration = Duration::from_millis(500);
+
 /// Entries read by one query of the live log.
 const PAGE: i64 = 1000;
 
@@ -95,10 +98,13 @@ impl LiveLog {
                     Ok(None) => return LiveItem::Closed,
                     Ok(Some(entries)) if !entries.is_empty() => return LiveItem::Entries(entries),
                     Ok(Some(_)) => {}
-                    // The database may be back at the next wake-up or keep-alive; the client's
-                    // stream stays open meanwhile.
+                    // A busy pool (many streams woken at once) or a database away for a moment:
+                    // the client's stream stays open and the read is tried again shortly.
                     Err(error) => {
-                        tracing::warn!(game = %self.id, %error, "cannot read the live log")
+                        tracing::warn!(game = %self.id, %error, "cannot read the live log");
+                        tokio::time::sleep(RETRY).await;
+                        self.dirty = true;
+                        continue;
                     }
                 }
             }
