@@ -345,13 +345,23 @@ async fn cancelling_a_waiting_game_ends_its_streams(backend: Backend) {
     }
 }
 
+/// Game, query, bearer token, `Last-Event-ID`, the status and the code it answers.
+type Refusal<'a> = (
+    &'a str,
+    &'a str,
+    Option<&'a str>,
+    Option<&'a str>,
+    u16,
+    &'a str,
+);
+
 async fn bad_requests_are_problems_in_the_order_of_events(backend: Backend) {
     // An unknown game is 404 and a bad token 401 (in the header or the query) before a parameter
     // that does not parse (400) or is out of range (422), as for `/events`.
     let app = spawn_app(backend).await;
     let (id, _, _) = started_game(&app).await;
     let unknown = "6f1c1a3e-0000-4000-8000-000000000000";
-    let cases: [(&str, &str, Option<&str>, Option<&str>, u16, &str); 9] = [
+    let cases: [Refusal; 9] = [
         (unknown, "?after=x", None, None, 404, "not_found"),
         (&id, "?after=x", Some("nope"), None, 401, "unauthorized"),
         (&id, "?token=nope&after=x", None, None, 401, "unauthorized"),
