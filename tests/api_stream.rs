@@ -395,6 +395,25 @@ on_both_backends!(
     bad_requests_are_problems_in_the_order_of_events,
 );
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_stream_gets_a_keep_alive_comment_every_15_seconds() {
+    // With nothing new, the stream sends a comment (no message) 15 s after it opened, and no
+    // sooner.
+    let app = spawn_app(Backend::Sqlite).await;
+    let (id, _) = app.create_game(json!({"seats": 2})).await;
+    let mut stream = EventStream::open(&app, &id, "?after=1", None, None).await;
+    let opened = Instant::now();
+    match stream.next(Duration::from_secs(20)).await {
+        Frame::Comment => {}
+        other => panic!("a keep-alive comment: {other:?}"),
+    }
+    let waited = opened.elapsed();
+    assert!(
+        waited > Duration::from_secs(14) && waited < Duration::from_secs(17),
+        "{waited:?}"
+    );
+}
+
 /// The listening connections of the instances on `app`'s database, by backend pid.
 async fn listeners(app: &TestApp) -> Vec<i32> {
     let mut admin = common::admin_connection().await;
