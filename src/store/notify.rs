@@ -85,11 +85,6 @@ impl Changes {
             sender.send_modify(|generation| *generation += 1);
         }
     }
-
-    /// How many games somebody waits for (for tests and metrics).
-    pub fn watched_games(&self) -> usize {
-        lock(&self.games).len()
-    }
 }
 
 /// A poisoned lock only means another thread panicked while it held a plain map: keep going.
@@ -195,4 +190,39 @@ async fn connect_listener(pool: &sqlx::PgPool) -> Result<PgListener, sqlx::Error
     listener.ignore_pool_close_event(true);
     listener.listen(CHANNEL).await?;
     Ok(listener)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_wake_up_between_two_waits_is_kept_and_the_last_subscriber_cleans_up() {
+        let changes = Changes::in_process();
+        let game = Uuid::new_v4();
+        let mut first = changes.subscribe(game);
+        let second = changes.subscribe(game);
+        // Woken while nobody waits (a stream busy reading): the next wait returns at once.
+        changes.wake(game);
+        changes.wake(Uuid::new_v4());
+        tokio::time::timeout(Duration::from_secs(1), first.changed())
+            .await
+            .expect("the wake-up was kept");
+        // Consumed: the next wait waits.
+        assert!(
+            tokio::time::timeout(Duration::from_millis(50), first.changed())
+                .await
+                .is_err()
+        );
+        changes.wake_all();
+        tokio::time::timeout(Duration::from_secs(1), first.changed())
+            .await
+            .expect("wake_all wakes every game");
+        drop(first);
+        assert!(lock(&changes.games).contains_key(&game));
+        drop(second);
+        assert!(lock(&changes.games).is_empty());
+    }
 }
