@@ -513,7 +513,7 @@ async fn a_dropped_listening_connection_costs_no_entry() {
 #[ignore = "a measurement, not a check: cargo test --test api_stream -- --ignored --nocapture"]
 async fn measure_database_connections_of_a_thousand_idle_streams() {
     // Opens 1,000 streams on one instance (pool of 5) and counts the sessions on its database;
-    // then one move reaches all of them.
+    // then one move reaches all of them (through one shared read of the game).
     let app = spawn_app(Backend::Postgres).await;
     let (id, _, seats) = started_game(&app).await;
     let count_sessions = || async {

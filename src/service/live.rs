@@ -6,7 +6,12 @@
 //! after the last entry it handed out, so entries arrive in order, none twice and none skipped,
 //! however many wake-ups are lost or doubled. Entries are exactly those `GET .../events` gives
 //! the same caller at that moment (the same [`entry_for`]).
+//!
+//! The streams of one game on one instance share their reads ([`Recent`]): the first woken reads
+//! the game row and the new entries, the others take them from there. A stream that is further
+//! behind than the shared entries reach (it just opened, or resumed far back) reads on its own.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -17,7 +22,7 @@ use crate::engine::{Status, Viewer};
 use crate::service::credentials::authenticate;
 use crate::service::reads::entry_for;
 use crate::service::{GameService, ServiceError};
-use crate::store::Subscription;
+use crate::store::{Recent, Subscription};
 
 /// How often an idle stream gets a keep-alive, and re-checks its game in case a wake-up was lost.
 pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
@@ -27,6 +32,14 @@ const RETRY: Duration = Duration::from_millis(500);
 
 /// Entries read by one query of the live log.
 const PAGE: i64 = 1000;
+
+/// Entries kept in a game's shared read: enough for the moves of a few seconds, small enough
+/// to keep for every watched game.
+const SHARED_TAIL: i64 = 64;
+
+/// A shared read this old is redone by a stream's keep-alive re-check: at most one re-check per
+/// game every few seconds, however many streams follow it.
+const RECHECK_AGE: Duration = Duration::from_secs(5);
 
 /// What a live log has next.
 #[derive(Debug)]
@@ -48,8 +61,10 @@ pub struct LiveLog {
     last: i64,
     /// The game finished: no entry can follow the ones read, so no need to look again.
     finished: bool,
-    /// Look at the log before waiting (woken, or more pages to read).
+    /// Read the log on its own before waiting (just opened, or more pages to read).
     dirty: bool,
+    /// Look at the shared read before waiting (woken, or re-checking at a keep-alive).
+    woken: bool,
     subscription: Subscription,
     next_keep_alive: Instant,
 }
@@ -81,6 +96,7 @@ impl GameService {
             last: after,
             finished: false,
             dirty: true,
+            woken: false,
             subscription,
             next_keep_alive: Instant::now() + KEEP_ALIVE,
         })
@@ -92,31 +108,102 @@ impl LiveLog {
     /// nothing: an interrupted read hands out nothing and is done again by the next call.
     pub async fn next(&mut self) -> LiveItem {
         loop {
-            if self.dirty && !self.finished {
-                self.dirty = false;
-                match self.read().await {
+            if (self.dirty || self.woken) && !self.finished {
+                let read = if self.dirty {
+                    self.dirty = false;
+                    self.read().await
+                } else {
+                    self.read_shared().await
+                };
+                self.woken = false;
+                match read {
                     Ok(None) => return LiveItem::Closed,
                     Ok(Some(entries)) if !entries.is_empty() => return LiveItem::Entries(entries),
                     Ok(Some(_)) => {}
-                    // A busy pool (many streams woken at once) or a database away for a moment:
-                    // the client's stream stays open and the read is tried again shortly.
+                    // A busy pool or a database away for a moment: the client's stream stays
+                    // open and the read is tried again shortly.
                     Err(error) => {
                         tracing::warn!(game = %self.id, %error, "cannot read the live log");
                         tokio::time::sleep(RETRY).await;
-                        self.dirty = true;
+                        self.woken = true;
                         continue;
                     }
                 }
             }
             tokio::select! {
-                _ = self.subscription.changed() => self.dirty = true,
+                _ = self.subscription.changed() => self.woken = true,
                 _ = tokio::time::sleep_until(self.next_keep_alive) => {
                     self.next_keep_alive = Instant::now() + KEEP_ALIVE;
-                    self.dirty = true;
+                    self.woken = true;
                     return LiveItem::KeepAlive;
                 }
             }
         }
+    }
+
+    /// New entries from the game's shared read, refreshed first if a wake-up came since it was
+    /// made, or (for a keep-alive re-check) if it is older than [`RECHECK_AGE`]; a stream behind
+    /// what it holds reads on its own. `None` when the game is gone.
+    async fn read_shared(&mut self) -> Result<Option<Vec<(i64, Value)>>, ServiceError> {
+        let shared = Arc::clone(self.subscription.recent());
+        let mut recent = shared.lock().await;
+        let stale = recent.fresh_for.is_none_or(|(generation, at)| {
+            generation < self.subscription.seen() || at.elapsed() >= RECHECK_AGE
+        });
+        if stale {
+            // Taken before reading: a wake-up during the read makes the next reader read again.
+            let generation = self.subscription.latest();
+            self.refresh(&mut recent).await?;
+            recent.fresh_for = Some((generation, Instant::now()));
+        }
+        let Some(status) = recent.status.as_deref() else {
+            return Ok(None);
+        };
+        let first = recent
+            .tail
+            .first()
+            .map_or(recent.version + 1, |entry| entry.seq);
+        if first > self.last + 1 {
+            drop(recent);
+            return self.read().await;
+        }
+        let finished = status == Status::Finished.name();
+        let shown = recent
+            .tail
+            .iter()
+            .filter(|entry| entry.seq > self.last)
+            .map(|entry| Ok((entry.seq, entry_for(entry, self.viewer, finished)?)))
+            .collect::<Result<Vec<_>, ServiceError>>()?;
+        self.last = self.last.max(recent.version);
+        self.finished = finished;
+        Ok(Some(shown))
+    }
+
+    /// Reads the game row and the entries after `recent`'s into it, keeping the last
+    /// [`SHARED_TAIL`].
+    async fn refresh(&self, recent: &mut Recent) -> Result<(), ServiceError> {
+        let Some(record) = self.service.store.load_game(self.id).await? else {
+            recent.status = None;
+            return Ok(());
+        };
+        if record.version > recent.version {
+            let after = recent.version.max(record.version - SHARED_TAIL);
+            if after > recent.version {
+                recent.tail.clear();
+            }
+            let entries = self
+                .service
+                .store
+                .load_events(self.id, after, record.version - after)
+                .await?;
+            recent.tail.extend(entries);
+            let excess = recent.tail.len().saturating_sub(SHARED_TAIL as usize);
+            recent.tail.drain(..excess);
+        }
+        // What was read, even if an entry were missing: the tail must end at `version`.
+        recent.version = recent.tail.last().map_or(record.version, |entry| entry.seq);
+        recent.status = Some(record.status);
+        Ok(())
     }
 
     /// Entries after `last` up to the version the game row shows (a page at most), redacted as
@@ -145,7 +232,7 @@ impl LiveLog {
         if let Some((seq, _)) = shown.last() {
             self.last = *seq;
         }
-        // More to read than one page: look again before waiting.
+        // More to read than one page: read again before waiting.
         self.dirty = self.last < record.version;
         self.finished = finished && !self.dirty;
         Ok(Some(shown))

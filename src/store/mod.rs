@@ -43,7 +43,7 @@ use uuid::Uuid;
 
 pub use chain::{ChainError, verify_chain};
 pub use error::StoreError;
-pub use notify::{Changes, Subscription};
+pub use notify::{Changes, Recent, Subscription};
 
 /// Events written by one INSERT: 7 parameters each stays well below both backends' limits on
 /// the parameters of one statement.
