@@ -9,6 +9,7 @@ use actix_web::middleware::{Next, from_fn};
 use actix_web::web::Data;
 use actix_web::{App, HttpMessage, HttpServer};
 use anyhow::Context;
+use tokio_util::sync::CancellationToken;
 use tracing_actix_web::{RequestId, TracingLogger};
 
 use crate::api;
@@ -40,7 +41,8 @@ impl Application {
 
         let metrics = Data::new(Metrics::new());
         spawn_idempotency_purge(store.clone());
-        let state = api::state(GameService::new(store, metrics.games()));
+        let stopping = CancellationToken::new();
+        let state = api::state(GameService::new(store, metrics.games()), stopping.clone());
         let spec = api::openapi();
         let routes = Data::new(api::RouteTable::new(&spec));
         let server = HttpServer::new(move || {
@@ -56,8 +58,12 @@ impl Application {
                 .wrap(TracingLogger::<RedactingRootSpan>::new())
         })
         .shutdown_timeout(SHUTDOWN_GRACE_SECONDS)
-        // actix stops at once on SIGINT; here both signals drain the requests in flight.
-        .shutdown_signal(stop_requested())
+        // actix stops at once on SIGINT; here both signals drain the requests in flight, and
+        // end the open streams, whose clients resume elsewhere with Last-Event-ID.
+        .shutdown_signal(async move {
+            stop_requested().await;
+            stopping.cancel();
+        })
         .listen(listener)?
         .run();
         Ok(Application { address, server })

@@ -78,7 +78,9 @@ impl RootSpanBuilder for RedactingRootSpan {
     }
 }
 
-/// The path and query as logged: values of [`SECRET_PARAMETERS`] are masked.
+/// The path and query as logged: values of [`SECRET_PARAMETERS`] are masked, under any
+/// spelling of their names that the server reads as theirs (any case, any letter
+/// percent-encoded: `%74oken`, `TOK%45N`).
 pub fn redacted_target(path: &str, query: &str) -> String {
     if query.is_empty() {
         return path.to_owned();
@@ -87,9 +89,10 @@ pub fn redacted_target(path: &str, query: &str) -> String {
         .split('&')
         .map(|pair| {
             let name = pair.split('=').next().unwrap_or_default();
+            let decoded = decode_name(name);
             if SECRET_PARAMETERS
                 .iter()
-                .any(|secret| name.eq_ignore_ascii_case(secret))
+                .any(|secret| decoded.eq_ignore_ascii_case(secret))
             {
                 format!("{name}=[redacted]")
             } else {
@@ -100,9 +103,51 @@ pub fn redacted_target(path: &str, query: &str) -> String {
     format!("{path}?{}", masked.join("&"))
 }
 
+/// A parameter name as the server's query parser reads it: `+` is a space, `%XX` the byte
+/// XX (an invalid escape stays as it is).
+fn decode_name(name: &str) -> String {
+    let bytes = name.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let escaped = (bytes[i] == b'%')
+            .then(|| bytes.get(i + 1..i + 3))
+            .flatten()
+            .and_then(|hex| std::str::from_utf8(hex).ok())
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        match (bytes[i], escaped) {
+            (_, Some(byte)) => {
+                decoded.push(byte);
+                i += 3;
+            }
+            (b'+', None) => {
+                decoded.push(b' ');
+                i += 1;
+            }
+            (byte, None) => {
+                decoded.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&decoded).into_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::redacted_target;
+
+    #[test]
+    fn token_parameters_are_masked_under_any_spelling() {
+        assert_eq!(
+            redacted_target("/s", "%74oken=a&TOK%45N=b&%54%4F%4B%45%4E=c&after=1"),
+            "/s?%74oken=[redacted]&TOK%45N=[redacted]&%54%4F%4B%45%4E=[redacted]&after=1"
+        );
+        assert_eq!(
+            redacted_target("/s", "host%5Ftoken=a&Access_Token=b&tokens=c"),
+            "/s?host%5Ftoken=[redacted]&Access_Token=[redacted]&tokens=c"
+        );
+    }
 
     #[test]
     fn token_parameters_are_masked_and_others_kept() {

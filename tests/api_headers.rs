@@ -325,6 +325,10 @@ async fn every_answer_is_documented_with_the_headers_it_carries(backend: Backend
     let unknown_audit = format!("/v1/games/{NO_GAME}/audit");
     let (unparsed_after, negative_after) =
         (format!("{events}?after=x"), format!("{events}?after=-1"));
+    let stream = format!("/v1/games/{id}/stream");
+    let (unparsed_stream, negative_stream) =
+        (format!("{stream}?after=x"), format!("{stream}?after=-1"));
+    let unknown_stream = format!("/v1/games/{NO_GAME}/stream");
     let players = format!("/v1/games/{waiting}/players");
     let full = format!("/v1/games/{id}/players");
     let cancel = format!("/v1/games/{waiting}");
@@ -358,6 +362,11 @@ async fn every_answer_is_documented_with_the_headers_it_carries(backend: Backend
         (Method::GET, "/v1/games/{id}/events", &events, None, vec![], 200),
         (Method::GET, "/v1/games/{id}/events", &unparsed_after, None, vec![], 400),
         (Method::GET, "/v1/games/{id}/events", &negative_after, None, vec![], 422),
+        (Method::GET, "/v1/games/{id}/stream", &stream, None, as_first.to_vec(), 200),
+        (Method::GET, "/v1/games/{id}/stream", &stream, None, bad.to_vec(), 401),
+        (Method::GET, "/v1/games/{id}/stream", &unknown_stream, None, vec![], 404),
+        (Method::GET, "/v1/games/{id}/stream", &unparsed_stream, None, vec![], 400),
+        (Method::GET, "/v1/games/{id}/stream", &negative_stream, None, vec![], 422),
         (Method::GET, "/v1/games/{id}/replay/{seq}", &replay, None, as_first.to_vec(), 200),
         (Method::GET, "/v1/games/{id}/replay/{seq}", &replay, None, vec![("if-none-match", "\"1\"")], 304),
         (Method::GET, "/v1/games/{id}/replay/{seq}", &no_entry, None, vec![], 404),

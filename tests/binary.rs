@@ -284,3 +284,79 @@ fn openapi_subcommand_prints_the_committed_spec() {
         serde_json::from_str(include_str!("../openapi/openapi.json")).unwrap();
     assert_eq!(printed, committed);
 }
+
+#[tokio::test]
+async fn sigterm_ends_open_streams_at_once_and_their_token_is_never_logged() {
+    // Streams open when SIGTERM comes end promptly (their clients resume elsewhere with
+    // Last-Event-ID) instead of holding the server for its 30 s grace; a seat token sent as a
+    // percent-encoded `token` parameter never reaches the logs.
+    let (_dir, mut server) = serve_in_an_empty_directory();
+    let address = server.address();
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(60))
+        .build()
+        .unwrap();
+    let base = format!("http://{address}/v1/games");
+    let created: serde_json::Value = client
+        .post(&base)
+        .json(&serde_json::json!({"seats": 2}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = created["id"].as_str().unwrap().to_owned();
+    let joined: serde_json::Value = client
+        .post(format!("{base}/{id}/players"))
+        .json(&serde_json::json!({"name": "Ada"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let token = joined["token"].as_str().unwrap().to_owned();
+    // Names are case-sensitive: `TOKEN` is refused as an unknown parameter, and masked in logs.
+    let refused = client
+        .get(format!("{base}/{id}/stream?TOK%45N={token}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 400);
+    let mut streams = Vec::new();
+    for query in [format!("?%74oken={token}"), String::new()] {
+        let response = client
+            .get(format!("{base}/{id}/stream{query}"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200, "{query}");
+        streams.push(response);
+    }
+    // The first chunk (the log so far) shows each stream is being served.
+    for stream in &mut streams {
+        let first = tokio::time::timeout(OUTPUT_TIMEOUT, stream.chunk()).await;
+        assert!(matches!(first, Ok(Ok(Some(_)))), "{first:?}");
+    }
+    let started = Instant::now();
+    let (clean_exit, logs) = server.terminate();
+    let stopped_in = started.elapsed();
+    assert!(clean_exit, "SIGTERM stops the server cleanly:\n{logs}");
+    assert!(
+        stopped_in < Duration::from_secs(10),
+        "open streams held the stop up for {stopped_in:?}"
+    );
+    for stream in &mut streams {
+        let end = tokio::time::timeout(Duration::from_secs(5), stream.chunk()).await;
+        assert!(matches!(end, Ok(Ok(None))), "the stream ends: {end:?}");
+    }
+    assert!(
+        !logs.contains(&token),
+        "the token parameter leaked:\n{logs}"
+    );
+    assert!(
+        logs.contains("stream?%74oken=[redacted]") && logs.contains("stream?TOK%45N=[redacted]"),
+        "streams are logged with their token masked:\n{logs}"
+    );
+}

@@ -309,6 +309,34 @@ impl IntoResponses for AuditShown {
     }
 }
 
+/// `200` to `GET /v1/games/{id}/stream`: Server-Sent Events.
+pub struct LiveLogStreamed;
+
+impl IntoResponses for LiveLogStreamed {
+    fn responses() -> ResponseMap {
+        let example = "id: 7\ndata: {\"seq\":7,\"at\":\"2026-05-01T12:00:03.000000Z\",\"type\":\"card_drawn\",\"data\":{\"seat\":0,\"source\":\"stock\",\"card\":null},\"salt\":null,\"hash\":\"9f2c...\"}\n\n: keep-alive\n\n";
+        responses([(
+            200,
+            ResponseBuilder::new()
+                .description(
+                    "Server-Sent Events: one message per log entry after `Last-Event-ID` (or \
+                     `after`), `id:` its seq and `data:` the entry as `/events` gives it to the \
+                     caller (no `event:` field), and a keep-alive comment every 15 s. Open until \
+                     the client closes it; it ends when the game is cancelled or the server stops \
+                     (resume with `Last-Event-ID`).",
+                )
+                .content(
+                    "text/event-stream",
+                    ContentBuilder::new()
+                        .schema(Some(Object::with_type(Type::String)))
+                        .example(Some(example.into()))
+                        .build(),
+                )
+                .private(),
+        )])
+    }
+}
+
 /// `200` and `409` to `GET /v1/games/{id}/export`.
 pub struct LogExported;
 

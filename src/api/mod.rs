@@ -5,6 +5,7 @@
 //! - one file per resource: [`games`] (create, lobby, cancel, views), [`players`] (join),
 //!   [`moves`], [`log`] (pages and replays), [`export`] (a finished game's log as NDJSON),
 //!   [`audit`] (where the log stands, and whether a finished one checks out),
+//!   [`stream`] (the live log as Server-Sent Events),
 //!   [`health`] (liveness, readiness, metrics);
 //! - [`http`]: bodies, tokens, `Idempotency-Key`, `If-Match`, `ETag`, private caching;
 //! - [`problem`]: the one place where failures become problem+json;
@@ -20,6 +21,7 @@ pub mod log;
 pub mod moves;
 pub mod players;
 pub mod problem;
+pub mod stream;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ResourceDef, ServiceRequest, ServiceResponse};
@@ -27,6 +29,7 @@ use actix_web::http::{Method, StatusCode, header};
 use actix_web::middleware::Next;
 use actix_web::web::{self, Data};
 use actix_web::{App, HttpRequest, HttpResponse, ResponseError};
+use tokio_util::sync::CancellationToken;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 use utoipa_actix_web::AppExt;
@@ -44,6 +47,9 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 pub struct AppState {
     /// The use cases, over the store.
     pub service: GameService,
+    /// Cancelled when the server starts to stop: open streams end at once rather than hold up
+    /// the shutdown.
+    pub stopping: CancellationToken,
 }
 
 /// The parts of the OpenAPI document that are not collected from the handlers.
@@ -109,6 +115,7 @@ fn routes(config: &mut ServiceConfig) {
         .service(log::replay)
         .service(export::export_log)
         .service(audit::audit)
+        .service(stream::stream)
         .service(health::healthz)
         .service(health::readyz)
         .service(health::metrics);
@@ -242,9 +249,9 @@ async fn docs_redirect() -> HttpResponse {
         .finish()
 }
 
-/// Shared application data for the app factory.
-pub fn state(service: GameService) -> Data<AppState> {
-    Data::new(AppState { service })
+/// Shared application data for the app factory; `stopping` ends the open streams.
+pub fn state(service: GameService, stopping: CancellationToken) -> Data<AppState> {
+    Data::new(AppState { service, stopping })
 }
 
 /// The OpenAPI document as the pretty JSON committed in `openapi/openapi.json`.

@@ -5,6 +5,7 @@
 //! - [`writes`]: create, join, move, cancel, and the retry loop that settles races in the store;
 //! - [`reads`]: views, the lobby, pages of the log, replays, the export;
 //! - [`audits`]: the audit of a game, computed once it ends;
+//! - [`live`]: the live log that streams follow, woken by the store's hub;
 //! - [`credentials`]: seat and host tokens, and who presents one;
 //! - [`idempotency`]: `Idempotency-Key`s and replayed answers;
 //! - [`paging`]: page sizes and the lobby's cursor;
@@ -14,6 +15,7 @@ pub mod audits;
 pub mod credentials;
 pub mod error;
 pub mod idempotency;
+pub mod live;
 pub mod paging;
 pub mod reads;
 pub mod writes;

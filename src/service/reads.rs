@@ -165,7 +165,11 @@ impl GameService {
 }
 
 /// A stored entry as `viewer` may see it: hidden fields null and `salt` null when redacted.
-fn entry_for(entry: &Entry, viewer: Viewer, finished: bool) -> Result<Value, ServiceError> {
+pub(super) fn entry_for(
+    entry: &Entry,
+    viewer: Viewer,
+    finished: bool,
+) -> Result<Value, ServiceError> {
     let mut json = entry.to_json();
     if finished {
         return Ok(json);

@@ -9,6 +9,7 @@
 //! - `mod.rs`: the [`EventStore`] trait, its data types, [`connect`] and [`find_seat`].
 //! - [`chain`]: salts, canonical JSON and the hash chain ([`chain::verify_chain`]).
 //! - [`error`]: [`StoreError`] and the mapping of database errors.
+//! - [`notify`]: the per-instance hub that wakes streams of the live log when a game changes.
 //! - `rows.rs`: the rows both backends read, and their conversion to the types above.
 //! - `sql.rs`: the one `EventStore` implementation, `SqlStore`, generic over a `Backend`: every
 //!   call's logic, and the statements that read the same in both dialects.
@@ -26,6 +27,7 @@
 pub mod chain;
 pub mod codec;
 pub mod error;
+pub mod notify;
 mod postgres;
 mod rows;
 mod sql;
@@ -41,6 +43,7 @@ use uuid::Uuid;
 
 pub use chain::{ChainError, verify_chain};
 pub use error::StoreError;
+pub use notify::{Changes, Recent, Subscription};
 
 /// Events written by one INSERT: 7 parameters each stays well below both backends' limits on
 /// the parameters of one statement.
@@ -309,6 +312,10 @@ pub trait EventStore: Send + Sync {
     /// Ids of the games that are not cancelled, in id order, after `after`, up to `limit`: for a
     /// pass over the whole database (checking every chain).
     async fn game_ids(&self, after: Option<Uuid>, limit: i64) -> Result<Vec<Uuid>, StoreError>;
+
+    /// This instance's wake-up hub: a subscriber of a game is woken after entries are appended
+    /// to it or it is cancelled, by any instance (see [`notify`]).
+    fn changes(&self) -> &Arc<Changes>;
 
     /// Succeeds when the database answers (readiness).
     async fn ping(&self) -> Result<(), StoreError>;

@@ -11,6 +11,7 @@ use std::str::FromStr;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions, PgQueryResult};
 use sqlx::{Postgres, Transaction};
 
+use super::notify::Changes;
 use super::sql::{Backend, SqlStore, Statements};
 use super::{IDEMPOTENCY_TTL, PoolOptions, StoreError};
 
@@ -35,6 +36,7 @@ impl PgStore {
         let migrated = sqlx::migrate!("migrations/postgres").run(&migrating).await;
         migrating.close().await;
         migrated?;
+        let changes = Changes::listening(&server);
         let statement_ms = options.statement_timeout.as_millis().max(1);
         let lock_ms = statement_ms.div_ceil(2);
         let pool = pool_options()
@@ -44,7 +46,7 @@ impl PgStore {
                 ("lock_timeout", lock_ms),
             ]))
             .await?;
-        Ok(SqlStore { pool })
+        Ok(SqlStore { pool, changes })
     }
 }
 
@@ -119,7 +121,23 @@ impl Backend for Postgres {
             WHERE status = 'waiting' AND NOT private AND players < seats \
                 AND (created_at, id) < ($2::timestamptz, $3) \
             ORDER BY created_at DESC, id DESC LIMIT $1",
+        // pg_notify in the same statement costs no round trip; the notification leaves on
+        // commit (never for a rolled-back append).
+        update_head: "\
+            WITH updated AS ( \
+                UPDATE games SET version = $2, head_hash = $3, status = $4, projection = $5, \
+                    players = players + $6 \
+                WHERE id = $1 RETURNING id) \
+            SELECT pg_notify('golf_events', id::text) FROM updated",
+        cancel_game: "\
+            WITH cancelled AS ( \
+                UPDATE games SET status = 'cancelled' WHERE id = $1 AND status = 'waiting' \
+                RETURNING id) \
+            SELECT pg_notify('golf_events', id::text) FROM cancelled",
     };
+
+    /// Appends and cancellations `NOTIFY golf_events` (see [`Changes::listening`]).
+    const NOTIFIES_ON_COMMIT: bool = true;
 
     /// A plain transaction: an append then locks its game row (see the module doc).
     async fn begin_write(pool: &PgPool) -> Result<Transaction<'static, Postgres>, sqlx::Error> {

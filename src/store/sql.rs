@@ -11,6 +11,7 @@
 //! `Uuid` binds on `DB`, so each `impl` block states the bounds its code uses.
 
 use std::future::Future;
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde_json::Value;
@@ -20,6 +21,7 @@ use sqlx::{
 };
 use uuid::Uuid;
 
+use super::notify::Changes;
 use super::rows::{self, EntryRow, GameRow, HeadRow, LobbyRow, ResponseRow, SnapshotRow};
 use super::{
     AuditResult, CreateIdempotency, EVENTS_PER_INSERT, Entry, EventStore, GameRecord, GameUpdate,
@@ -63,6 +65,13 @@ pub struct Statements {
     pub list_waiting: &'static str,
     /// The next `$1` games of the lobby after created_at `$2` (RFC 3339 text) and id `$3`.
     pub list_waiting_after: &'static str,
+    /// The last write of an append: game `$1` gets version `$2`, head hash `$3`, status `$4`,
+    /// projection `$5`, and `$6` more players; where the backend announces changes through the
+    /// database ([`Backend::NOTIFIES_ON_COMMIT`]), the same statement announces this one.
+    pub update_head: &'static str,
+    /// Cancels game `$1` if it is waiting (one row affected), announcing it as `update_head`
+    /// does.
+    pub cancel_game: &'static str,
 }
 
 /// A database the store runs on: its dialect and how it starts a write.
@@ -75,6 +84,10 @@ pub trait Backend: Database<Arguments: IntoArguments<Self>> {
 
     /// The statements in this backend's dialect.
     const STATEMENTS: Statements;
+
+    /// Whether the database itself announces appends to every instance on commit (PostgreSQL's
+    /// `NOTIFY`); otherwise the store wakes its own hub after each commit.
+    const NOTIFIES_ON_COMMIT: bool;
 
     /// Starts a write transaction, with the lock that keeps an append's version check valid
     /// until it commits (together with [`Statements::lock_head`]).
@@ -94,6 +107,18 @@ impl<DB: Database, T: for<'q> Encode<'q, DB> + Type<DB>> Bind<DB> for T {}
 /// A pool of connections to a database of backend `DB`.
 pub struct SqlStore<DB: Database> {
     pub(super) pool: Pool<DB>,
+    /// Who waits for which game's new entries, in this instance.
+    pub(super) changes: Arc<Changes>,
+}
+
+impl<DB: Backend> SqlStore<DB> {
+    /// Wakes this instance's streams of `game_id` after a commit, unless the database announces
+    /// the change itself (then the listening connection wakes them, here as on other instances).
+    fn announce(&self, game_id: Uuid) {
+        if !DB::NOTIFIES_ON_COMMIT {
+            self.changes.wake(game_id);
+        }
+    }
 }
 
 /// The writes of `create_game` and `append` besides the game row.
@@ -292,19 +317,15 @@ where
         if let Some(idem) = &idem {
             Self::insert_move_response(&mut tx, game_id, idem).await?;
         }
-        sqlx::query(
-            "UPDATE games SET version = $2, head_hash = $3, status = $4, projection = $5, \
-                 players = players + $6 \
-             WHERE id = $1",
-        )
-        .bind(game_id)
-        .bind(head.version + entries.len() as i64)
-        .bind(new_head.to_vec())
-        .bind(&update.status)
-        .bind(Json(&update.projection))
-        .bind(i32::from(update.new_seat.is_some()))
-        .execute(&mut *tx)
-        .await?;
+        sqlx::query(DB::STATEMENTS.update_head)
+            .bind(game_id)
+            .bind(head.version + entries.len() as i64)
+            .bind(new_head.to_vec())
+            .bind(&update.status)
+            .bind(Json(&update.projection))
+            .bind(i32::from(update.new_seat.is_some()))
+            .execute(&mut *tx)
+            .await?;
         for snapshot in &update.snapshots {
             sqlx::query("INSERT INTO snapshots (game_id, seq, state) VALUES ($1, $2, $3)")
                 .bind(game_id)
@@ -314,6 +335,7 @@ where
                 .await?;
         }
         tx.commit().await?;
+        self.announce(game_id);
         Ok(entries)
     }
 
@@ -439,13 +461,13 @@ where
     }
 
     async fn cancel_game(&self, id: Uuid) -> Result<(), StoreError> {
-        let cancelled = sqlx::query(
-            "UPDATE games SET status = 'cancelled' WHERE id = $1 AND status = 'waiting'",
-        )
-        .bind(id)
-        .execute(&self.pool)
-        .await?;
+        let cancelled = sqlx::query(DB::STATEMENTS.cancel_game)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
         if DB::rows_affected(&cancelled) == 1 {
+            // Its streams close when they find the game gone.
+            self.announce(id);
             return Ok(());
         }
         // Not waiting when the update ran, and a status never goes back to waiting: what it is
@@ -469,6 +491,10 @@ where
         .bind(limit)
         .fetch_all(&self.pool)
         .await?)
+    }
+
+    fn changes(&self) -> &Arc<Changes> {
+        &self.changes
     }
 
     async fn ping(&self) -> Result<(), StoreError> {

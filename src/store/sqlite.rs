@@ -15,6 +15,7 @@ use sqlx::sqlite::{
 };
 use sqlx::{Sqlite, Transaction};
 
+use super::notify::Changes;
 use super::sql::{Backend, SqlStore, Statements};
 use super::{IDEMPOTENCY_TTL, PoolOptions, StoreError};
 
@@ -35,7 +36,10 @@ impl SqliteStore {
             .connect_with(connect_options)
             .await?;
         sqlx::migrate!("migrations/sqlite").run(&pool).await?;
-        Ok(SqlStore { pool })
+        Ok(SqlStore {
+            pool,
+            changes: Changes::in_process(),
+        })
     }
 }
 
@@ -99,7 +103,15 @@ impl Backend for Sqlite {
             WHERE status = 'waiting' AND private = 0 AND players < seats \
                 AND (created_at, id) < ($2, $3) \
             ORDER BY created_at DESC, id DESC LIMIT $1",
+        update_head: "\
+            UPDATE games SET version = $2, head_hash = $3, status = $4, projection = $5, \
+                players = players + $6 \
+            WHERE id = $1",
+        cancel_game: "UPDATE games SET status = 'cancelled' WHERE id = $1 AND status = 'waiting'",
     };
+
+    /// One process owns the file: the store wakes its own hub after each commit.
+    const NOTIFIES_ON_COMMIT: bool = false;
 
     /// `BEGIN IMMEDIATE`: the write lock up front (see the module doc).
     async fn begin_write(pool: &SqlitePool) -> Result<Transaction<'static, Sqlite>, sqlx::Error> {

@@ -142,6 +142,17 @@ impl TestDatabase {
         }
     }
 
+    /// The same database for another server instance: the value returned owns nothing, so the
+    /// database is dropped (and a SQLite file's directory removed) once, with `self`.
+    pub fn shared(&self) -> TestDatabase {
+        TestDatabase {
+            backend: self.backend,
+            url: self.url.clone(),
+            name: None,
+            _dir: None,
+        }
+    }
+
     /// Drops a PostgreSQL test database, closing the server's connections to it.
     pub async fn drop_postgres(&self) {
         if let Some(name) = &self.name {

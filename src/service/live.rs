@@ -1,0 +1,240 @@
+//! The live log: a game's entries as they are appended, for one viewer, from a given seq on.
+//!
+//! A [`LiveLog`] never holds a database connection while it waits: it sleeps on the store's
+//! wake-up hub ([`crate::store::Changes`]) and reads only when woken, or at each keep-alive
+//! (every [`KEEP_ALIVE`]), the safety net for a wake-up that never came. Every read starts
+//! after the last entry it handed out, so entries arrive in order, none twice and none skipped,
+//! however many wake-ups are lost or doubled. Entries are exactly those `GET .../events` gives
+//! the same caller at that moment (the same [`entry_for`]).
+//!
+//! The streams of one game on one instance share their reads ([`Recent`]): the first woken reads
+//! the game row and the new entries, the others take them from there. A stream that is further
+//! behind than the shared entries reach (it just opened, or resumed far back) reads on its own.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use crate::engine::{Status, Viewer};
+use crate::service::credentials::authenticate;
+use crate::service::reads::entry_for;
+use crate::service::{GameService, ServiceError};
+use crate::store::{Recent, Subscription};
+
+/// How often an idle stream gets a keep-alive, and re-checks its game in case a wake-up was lost.
+pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// How long a stream waits before it reads again after a failed read.
+const RETRY: Duration = Duration::from_millis(500);
+
+/// Entries read by one query of the live log.
+const PAGE: i64 = 1000;
+
+/// Entries kept in a game's shared read: enough for the moves of a few seconds, small enough
+/// to keep for every watched game.
+const SHARED_TAIL: i64 = 64;
+
+/// A shared read this old is redone by a stream's keep-alive re-check: at most one re-check per
+/// game every few seconds, however many streams follow it.
+const RECHECK_AGE: Duration = Duration::from_secs(5);
+
+/// What a live log has next.
+#[derive(Debug)]
+pub enum LiveItem {
+    /// New entries, in order, as `(seq, entry as the viewer may see it)`.
+    Entries(Vec<(i64, Value)>),
+    /// Nothing new for [`KEEP_ALIVE`]: time to show the client the stream is alive.
+    KeepAlive,
+    /// The game is gone (cancelled): nothing will ever come.
+    Closed,
+}
+
+/// One viewer's live log of one game.
+pub struct LiveLog {
+    service: GameService,
+    id: Uuid,
+    viewer: Viewer,
+    /// The seq of the last entry handed out.
+    last: i64,
+    /// The game finished: no entry can follow the ones read, so no need to look again.
+    finished: bool,
+    /// Read the log on its own before waiting (just opened, or more pages to read).
+    dirty: bool,
+    /// Look at the shared read before waiting (woken, or re-checking at a keep-alive).
+    woken: bool,
+    subscription: Subscription,
+    next_keep_alive: Instant,
+}
+
+impl GameService {
+    /// Opens the live log of game `id` for the holder of `token`, after entry `after` (parsed by
+    /// the caller, or why it does not parse: reported after the game and the token, as for
+    /// `events`).
+    pub async fn live_log(
+        &self,
+        id: Uuid,
+        token: Option<&str>,
+        after: Result<Option<i64>, String>,
+    ) -> Result<LiveLog, ServiceError> {
+        // Subscribed before the first read: a change during it wakes the first wait.
+        let subscription = self.store.changes().subscribe(id);
+        let (record, _) = self.load(id).await?;
+        let credential = authenticate(&record, token)?;
+        let after = after.map_err(ServiceError::Malformed)?.unwrap_or(0);
+        if after < 0 {
+            return Err(ServiceError::OutOfRange(
+                "after (or Last-Event-ID) must be 0 or more.".to_owned(),
+            ));
+        }
+        Ok(LiveLog {
+            service: self.clone(),
+            id,
+            viewer: credential.viewer(),
+            last: after,
+            finished: false,
+            dirty: true,
+            woken: false,
+            subscription,
+            next_keep_alive: Instant::now() + KEEP_ALIVE,
+        })
+    }
+}
+
+impl LiveLog {
+    /// Waits for what comes next. Cancelling it (the client left, the server stops) loses
+    /// nothing: an interrupted read hands out nothing and is done again by the next call.
+    pub async fn next(&mut self) -> LiveItem {
+        loop {
+            if (self.dirty || self.woken) && !self.finished {
+                let read = if self.dirty {
+                    self.dirty = false;
+                    self.read().await
+                } else {
+                    self.read_shared().await
+                };
+                self.woken = false;
+                match read {
+                    Ok(None) => return LiveItem::Closed,
+                    Ok(Some(entries)) if !entries.is_empty() => return LiveItem::Entries(entries),
+                    Ok(Some(_)) => {}
+                    // A busy pool or a database away for a moment: the client's stream stays
+                    // open and the read is tried again shortly.
+                    Err(error) => {
+                        tracing::warn!(game = %self.id, %error, "cannot read the live log");
+                        tokio::time::sleep(RETRY).await;
+                        self.woken = true;
+                        continue;
+                    }
+                }
+            }
+            tokio::select! {
+                _ = self.subscription.changed() => self.woken = true,
+                _ = tokio::time::sleep_until(self.next_keep_alive) => {
+                    self.next_keep_alive = Instant::now() + KEEP_ALIVE;
+                    self.woken = true;
+                    return LiveItem::KeepAlive;
+                }
+            }
+        }
+    }
+
+    /// New entries from the game's shared read, refreshed first if a wake-up came since it was
+    /// made, or (for a keep-alive re-check) if it is older than [`RECHECK_AGE`]; a stream behind
+    /// what it holds reads on its own. `None` when the game is gone.
+    async fn read_shared(&mut self) -> Result<Option<Vec<(i64, Value)>>, ServiceError> {
+        let shared = Arc::clone(self.subscription.recent());
+        let mut recent = shared.lock().await;
+        let stale = recent.fresh_for.is_none_or(|(generation, at)| {
+            generation < self.subscription.seen() || at.elapsed() >= RECHECK_AGE
+        });
+        if stale {
+            // Taken before reading: a wake-up during the read makes the next reader read again.
+            let generation = self.subscription.latest();
+            self.refresh(&mut recent).await?;
+            recent.fresh_for = Some((generation, Instant::now()));
+        }
+        let Some(status) = recent.status.as_deref() else {
+            return Ok(None);
+        };
+        let first = recent
+            .tail
+            .first()
+            .map_or(recent.version + 1, |entry| entry.seq);
+        if first > self.last + 1 {
+            drop(recent);
+            return self.read().await;
+        }
+        let finished = status == Status::Finished.name();
+        let shown = recent
+            .tail
+            .iter()
+            .filter(|entry| entry.seq > self.last)
+            .map(|entry| Ok((entry.seq, entry_for(entry, self.viewer, finished)?)))
+            .collect::<Result<Vec<_>, ServiceError>>()?;
+        self.last = self.last.max(recent.version);
+        self.finished = finished;
+        Ok(Some(shown))
+    }
+
+    /// Reads the game row and the entries after `recent`'s into it, keeping the last
+    /// [`SHARED_TAIL`].
+    async fn refresh(&self, recent: &mut Recent) -> Result<(), ServiceError> {
+        let Some(record) = self.service.store.load_game(self.id).await? else {
+            recent.status = None;
+            return Ok(());
+        };
+        if record.version > recent.version {
+            let after = recent.version.max(record.version - SHARED_TAIL);
+            if after > recent.version {
+                recent.tail.clear();
+            }
+            let entries = self
+                .service
+                .store
+                .load_events(self.id, after, record.version - after)
+                .await?;
+            recent.tail.extend(entries);
+            let excess = recent.tail.len().saturating_sub(SHARED_TAIL as usize);
+            recent.tail.drain(..excess);
+        }
+        // What was read, even if an entry were missing: the tail must end at `version`.
+        recent.version = recent.tail.last().map_or(record.version, |entry| entry.seq);
+        recent.status = Some(record.status);
+        Ok(())
+    }
+
+    /// Entries after `last` up to the version the game row shows (a page at most), redacted as
+    /// that row's status says; `None` when the game is gone.
+    async fn read(&mut self) -> Result<Option<Vec<(i64, Value)>>, ServiceError> {
+        let Some(record) = self.service.store.load_game(self.id).await? else {
+            return Ok(None);
+        };
+        let finished = record.status == Status::Finished.name();
+        if record.version <= self.last {
+            self.finished = finished;
+            return Ok(Some(Vec::new()));
+        }
+        // No further than the version read with the status: an entry appended since then is
+        // redacted as its own read will say.
+        let limit = (record.version - self.last).min(PAGE);
+        let entries = self
+            .service
+            .store
+            .load_events(self.id, self.last, limit)
+            .await?;
+        let shown = entries
+            .iter()
+            .map(|entry| Ok((entry.seq, entry_for(entry, self.viewer, finished)?)))
+            .collect::<Result<Vec<_>, ServiceError>>()?;
+        if let Some((seq, _)) = shown.last() {
+            self.last = *seq;
+        }
+        // More to read than one page: read again before waiting.
+        self.dirty = self.last < record.version;
+        self.finished = finished && !self.dirty;
+        Ok(Some(shown))
+    }
+}

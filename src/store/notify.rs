@@ -1,0 +1,280 @@
+//! The per-instance wake-up hub: who waits for new entries of which game, and what wakes them.
+//!
+//! Streams of the live log subscribe to a game and sleep until it changes. A wake-up only says
+//! "look again": a stream always re-reads the log after the last entry it sent, so a wake-up
+//! that is lost, doubled or spurious never skips or repeats an entry. On SQLite the store wakes
+//! the hub itself after each commit (one process owns the file). On PostgreSQL every append
+//! sends `NOTIFY golf_events` with its game id inside its transaction (delivered on commit to
+//! every instance), and each instance holds one dedicated listening connection that feeds its
+//! hub; when that connection drops, the hub reconnects with back-off and then wakes every
+//! stream, since notifications sent meanwhile are lost.
+//!
+//! Each watched game also has a [`Recent`] slot: the last read of the game row and its latest
+//! entries, which the streams of that game share, so that one wake-up costs one read per game on
+//! each instance rather than one per stream.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use sqlx::postgres::{PgConnectOptions, PgListener, PgPoolOptions};
+use tokio::sync::{oneshot, watch};
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use super::Entry;
+
+/// The PostgreSQL channel that appends notify, with the game id as payload.
+pub const CHANNEL: &str = "golf_events";
+
+/// The `application_name` of the listening connection, so operators (and a test) can find it in
+/// `pg_stat_activity`.
+pub const LISTENER_APPLICATION_NAME: &str = "golf-server-listener";
+
+/// The first and the longest wait before reconnecting a dropped listening connection.
+const BACKOFF_FIRST: Duration = Duration::from_millis(100);
+const BACKOFF_MAX: Duration = Duration::from_secs(5);
+
+/// What the latest shared read of a game found (see the module doc).
+#[derive(Debug, Default)]
+pub struct Recent {
+    /// The generation this read is current for, and when it was made (`None`: never read).
+    pub fresh_for: Option<(u64, Instant)>,
+    /// The game row's status then (`None` once the game is gone: cancelled).
+    pub status: Option<String>,
+    /// The game's version then.
+    pub version: i64,
+    /// The latest entries, contiguous and ending at `version` (a few dozen at most).
+    pub tail: Vec<Entry>,
+}
+
+/// One watched game: its generation counter and its shared read.
+struct Slot {
+    sender: watch::Sender<u64>,
+    recent: Arc<tokio::sync::Mutex<Recent>>,
+}
+
+/// The hub: one generation counter per game that somebody waits for.
+#[derive(Default)]
+pub struct Changes {
+    games: Mutex<HashMap<Uuid, Slot>>,
+    /// Dropped with the hub, which stops its listening task.
+    stop: Mutex<Option<oneshot::Sender<()>>>,
+}
+
+impl Changes {
+    /// A hub woken only in-process, by [`Changes::wake`].
+    pub fn in_process() -> Arc<Self> {
+        Arc::new(Changes::default())
+    }
+
+    /// A hub fed by a dedicated connection that listens on [`CHANNEL`] of the database that
+    /// `server` names. The connection is opened by a background task (so that a database that
+    /// is slow to answer does not hold up the start), which ends when the hub is dropped.
+    pub fn listening(server: &PgConnectOptions) -> Arc<Self> {
+        let changes = Arc::new(Changes::default());
+        let (stop_sender, stop) = oneshot::channel();
+        *lock(&changes.stop) = Some(stop_sender);
+        // One connection, kept for as long as it lives: no lifetime or idle limit, and no
+        // statement timeout, since it only waits.
+        let pool = PgPoolOptions::new()
+            .max_connections(1)
+            .max_lifetime(None)
+            .idle_timeout(None)
+            .acquire_timeout(BACKOFF_MAX)
+            .connect_lazy_with(server.clone().application_name(LISTENER_APPLICATION_NAME));
+        tokio::spawn(listen(pool, Arc::downgrade(&changes), stop));
+        changes
+    }
+
+    /// Waits for changes of `game_id` from now on.
+    pub fn subscribe(self: &Arc<Self>, game_id: Uuid) -> Subscription {
+        let mut games = lock(&self.games);
+        let slot = games.entry(game_id).or_insert_with(|| Slot {
+            sender: watch::channel(0).0,
+            recent: Arc::default(),
+        });
+        Subscription {
+            receiver: Some(slot.sender.subscribe()),
+            seen: 0,
+            recent: Arc::clone(&slot.recent),
+            game_id,
+            changes: Arc::clone(self),
+        }
+    }
+
+    /// Wakes every subscriber of `game_id` (none: nothing to do).
+    pub fn wake(&self, game_id: Uuid) {
+        if let Some(slot) = lock(&self.games).get(&game_id) {
+            slot.sender.send_modify(|generation| *generation += 1);
+        }
+    }
+
+    /// Wakes every subscriber of every game.
+    pub fn wake_all(&self) {
+        for slot in lock(&self.games).values() {
+            slot.sender.send_modify(|generation| *generation += 1);
+        }
+    }
+}
+
+/// A poisoned lock only means another thread panicked while it held a plain map: keep going.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Interest in one game's changes; dropping it unsubscribes.
+pub struct Subscription {
+    receiver: Option<watch::Receiver<u64>>,
+    /// The generation of the last wake-up [`Subscription::changed`] returned for.
+    seen: u64,
+    recent: Arc<tokio::sync::Mutex<Recent>>,
+    game_id: Uuid,
+    changes: Arc<Changes>,
+}
+
+impl Subscription {
+    /// Resolves at the first wake-up since the previous call returned (at once if one came in
+    /// between, so a change during a read of the log is never missed).
+    pub async fn changed(&mut self) {
+        match self.receiver.as_mut() {
+            Some(receiver) => {
+                // The sender lives in the hub's map while this receiver does: never closed.
+                if receiver.changed().await.is_err() {
+                    std::future::pending::<()>().await;
+                }
+                self.seen = *receiver.borrow_and_update();
+            }
+            None => std::future::pending().await,
+        }
+    }
+
+    /// The generation of the last wake-up returned by [`Subscription::changed`].
+    pub fn seen(&self) -> u64 {
+        self.seen
+    }
+
+    /// The generation now (wake-ups not yet returned included).
+    pub fn latest(&self) -> u64 {
+        self.receiver
+            .as_ref()
+            .map_or(self.seen, |receiver| *receiver.borrow())
+    }
+
+    /// The game's shared read.
+    pub fn recent(&self) -> &Arc<tokio::sync::Mutex<Recent>> {
+        &self.recent
+    }
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        drop(self.receiver.take());
+        let mut games = lock(&self.changes.games);
+        if games
+            .get(&self.game_id)
+            .is_some_and(|slot| slot.sender.receiver_count() == 0)
+        {
+            games.remove(&self.game_id);
+        }
+    }
+}
+
+/// The listening task: feeds the hub from [`CHANNEL`] until the hub is dropped, reconnecting
+/// with back-off whenever the connection fails, and waking every stream after each (re)connect.
+async fn listen(pool: sqlx::PgPool, changes: Weak<Changes>, mut stop: oneshot::Receiver<()>) {
+    let mut backoff = BACKOFF_FIRST;
+    loop {
+        let connected = tokio::select! {
+            _ = &mut stop => return,
+            connected = connect_listener(&pool) => connected,
+        };
+        let mut listener = match connected {
+            Ok(listener) => listener,
+            Err(error) => {
+                tracing::warn!(%error, retry_in = ?backoff, "cannot listen for new log entries");
+                tokio::select! {
+                    _ = &mut stop => return,
+                    _ = tokio::time::sleep(backoff) => {}
+                }
+                backoff = (backoff * 2).min(BACKOFF_MAX);
+                continue;
+            }
+        };
+        backoff = BACKOFF_FIRST;
+        // Entries appended while nobody listened were announced to nobody.
+        match changes.upgrade() {
+            Some(changes) => changes.wake_all(),
+            None => return,
+        }
+        loop {
+            let received = tokio::select! {
+                _ = &mut stop => return,
+                received = listener.try_recv() => received,
+            };
+            let Some(changes) = changes.upgrade() else {
+                return;
+            };
+            match received {
+                Ok(Some(notification)) => match notification.payload().parse::<Uuid>() {
+                    Ok(game_id) => changes.wake(game_id),
+                    Err(_) => tracing::warn!("a notification on golf_events without a game id"),
+                },
+                Ok(None) => {
+                    tracing::warn!("the listening connection dropped: reconnecting");
+                    break;
+                }
+                Err(error) => {
+                    tracing::warn!(%error, "the listening connection failed: reconnecting");
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/// A fresh listener on [`CHANNEL`].
+async fn connect_listener(pool: &sqlx::PgPool) -> Result<PgListener, sqlx::Error> {
+    let mut listener = PgListener::connect_with(pool).await?;
+    // The pool is this task's own: nobody closes it while the listener waits.
+    listener.ignore_pool_close_event(true);
+    listener.listen(CHANNEL).await?;
+    Ok(listener)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_wake_up_between_two_waits_is_kept_and_the_last_subscriber_cleans_up() {
+        let changes = Changes::in_process();
+        let game = Uuid::new_v4();
+        let mut first = changes.subscribe(game);
+        let second = changes.subscribe(game);
+        // Woken while nobody waits (a stream busy reading): the next wait returns at once.
+        changes.wake(game);
+        changes.wake(Uuid::new_v4());
+        tokio::time::timeout(Duration::from_secs(1), first.changed())
+            .await
+            .expect("the wake-up was kept");
+        // Consumed: the next wait waits.
+        assert!(
+            tokio::time::timeout(Duration::from_millis(50), first.changed())
+                .await
+                .is_err()
+        );
+        changes.wake_all();
+        tokio::time::timeout(Duration::from_secs(1), first.changed())
+            .await
+            .expect("wake_all wakes every game");
+        drop(first);
+        assert!(lock(&changes.games).contains_key(&game));
+        drop(second);
+        assert!(lock(&changes.games).is_empty());
+    }
+}
