@@ -9,7 +9,8 @@
 //!   [`health`] (liveness, readiness, metrics);
 //! - [`http`]: bodies, tokens, `Idempotency-Key`, `If-Match`, `ETag`, private caching;
 //! - [`problem`]: the one place where failures become problem+json;
-//! - [`docs`]: the shared responses and examples of the OpenAPI document.
+//! - [`docs`]: the shared responses and examples of the OpenAPI document;
+//! - [`schemas`]: the named schemas of moves and log entries.
 
 pub mod audit;
 pub mod docs;
@@ -21,6 +22,7 @@ pub mod log;
 pub mod moves;
 pub mod players;
 pub mod problem;
+pub mod schemas;
 pub mod stream;
 
 use actix_web::body::MessageBody;
@@ -128,6 +130,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
         .openapi(ApiDoc::openapi())
         .configure(routes)
         .split_for_parts();
+    schemas::name_unions(&mut spec);
     docs::complete(&mut spec);
     spec
 }

@@ -8,7 +8,7 @@ use uuid::Uuid;
 use crate::api::http::{answer_response, bearer, idempotency_key, if_match, parse_body, read_body};
 use crate::api::problem::{ApiError, Problem};
 use crate::api::{AppState, docs};
-use crate::engine::{MoveRequest, View};
+use crate::engine::{Move, MoveRequest, View};
 use crate::service::IdempotencyKey;
 
 /// Make a move; bots then play their turns. Answers the caller's view after all of them.
@@ -19,7 +19,7 @@ use crate::service::IdempotencyKey;
         ("If-Match" = Option<String>, Header, description = "The ETag of the view the move was chosen from: 412 if the game moved on"),
         ("Idempotency-Key" = Option<String>, Header, description = "Makes a retried move return the first answer and apply nothing twice: 1 to 255 visible ASCII characters", min_length = 1, max_length = 255, pattern = "^[!-~]+$"),
     ),
-    request_body(content = MoveRequest, examples(
+    request_body(content = Move, examples(
         ("reveal" = (value = json!({"type": "reveal", "positions": [0, 4]}))),
         ("draw" = (value = json!({"type": "draw", "source": "stock"}))),
         ("swap" = (value = json!({"type": "swap", "position": 2}))),

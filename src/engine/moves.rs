@@ -127,9 +127,10 @@ impl Move {
 /// a request of the right shape parses (a 400 otherwise) and its values are judged by
 /// [`parse_move`] (a 422 `position_out_of_range` / `invalid_reveal`). `discard` and `pass` are
 /// empty struct variants so that serde rejects unknown fields on them too.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, ToSchema)]
+///
+/// The OpenAPI document describes the request body as a [`Move`]: the JSON is the same.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
-#[schema(description = "A move. Positions are 0 to 5, row-major: top row 0 1 2, bottom row 3 4 5.")]
 pub enum MoveRequest {
     /// `{"type": "reveal", "positions": [p, q]}`
     Reveal {

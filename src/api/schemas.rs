@@ -1,0 +1,249 @@
+//! The tagged unions of the OpenAPI document as named schemas. utoipa derives `Move` and `Event`
+//! as `oneOf`s of anonymous objects, which generated clients name `MoveType0`, ...; here each
+//! variant becomes a component named after its `type` (`RevealMove`, `CardDrawnEntry` with its
+//! `CardDrawnData`, ...), and `Move` and `LogEntry` become `oneOf`s of those with a
+//! `discriminator` on `type`. The variants are taken from the derived schemas, so the document
+//! follows the Rust types: a new move or event gets its named schema without an edit here.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+use utoipa::openapi::schema::{
+    ArrayBuilder, Discriminator, Object, ObjectBuilder, OneOfBuilder, Schema, SchemaFormat,
+    SchemaType, Type,
+};
+use utoipa::openapi::{KnownFormat, OpenApi, Ref, RefOr};
+use utoipa::{PartialSchema, ToSchema};
+
+use crate::engine::{Event, Move};
+
+/// The name of the union of moves: the move request body and the items of `legal_moves`.
+pub const MOVE: &str = "Move";
+/// The name of the union of log entries, as `/events`, `/export` and `/stream` give them.
+pub const LOG_ENTRY: &str = "LogEntry";
+/// The property whose value tells the variants apart, in moves and in log entries.
+pub const DISCRIMINATOR: &str = "type";
+
+/// An example of each move, by its `type`.
+fn move_example(kind: &str) -> Value {
+    match kind {
+        "reveal" => json!({"type": "reveal", "positions": [0, 4]}),
+        "draw" => json!({"type": "draw", "source": "stock"}),
+        "swap" => json!({"type": "swap", "position": 2}),
+        "flip" => json!({"type": "flip", "position": 5}),
+        other => json!({ "type": other }),
+    }
+}
+
+/// `card_drawn` -> `CardDrawn`.
+fn camel_case(kind: &str) -> String {
+    kind.split('_')
+        .map(|word| {
+            let mut chars = word.chars();
+            chars.next().map_or_else(String::new, |first| {
+                first.to_ascii_uppercase().to_string() + chars.as_str()
+            })
+        })
+        .collect()
+}
+
+/// The variants of a derived tagged enum: each one's `type` and its object schema.
+fn variants(union: RefOr<Schema>) -> Vec<(String, Object)> {
+    let RefOr::T(Schema::OneOf(union)) = union else {
+        panic!("a tagged enum derives a oneOf");
+    };
+    union
+        .items
+        .into_iter()
+        .map(|variant| {
+            let RefOr::T(Schema::Object(object)) = variant else {
+                panic!("a variant of a tagged enum derives an object");
+            };
+            (tag_of(&object), object)
+        })
+        .collect()
+}
+
+/// The one value of a variant's `type` property.
+fn tag_of(object: &Object) -> String {
+    let Some(RefOr::T(Schema::Object(tag))) = object.properties.get(DISCRIMINATOR) else {
+        panic!("a variant of a tagged enum has a `type` property");
+    };
+    match tag.enum_values.as_deref() {
+        Some([Value::String(kind)]) => kind.clone(),
+        _ => panic!("a variant's `type` is an enum of one string"),
+    }
+}
+
+/// A `oneOf` of the named schemas, `(type, name)`, discriminated by `type`.
+fn discriminated(description: &str, named: &[(String, String)], example: Value) -> Schema {
+    let reference = |name: &str| Ref::from_schema_name(name).ref_location;
+    let mapping = named
+        .iter()
+        .map(|(kind, name)| (kind.clone(), reference(name)));
+    let mut union = OneOfBuilder::new()
+        .description(Some(description))
+        .discriminator(Some(Discriminator::with_mapping(DISCRIMINATOR, mapping)))
+        .examples([example]);
+    for (_, name) in named {
+        union = union.item(Ref::from_schema_name(name.as_str()));
+    }
+    union.build().into()
+}
+
+/// Replaces the derived `Move` with a discriminated union of `RevealMove`, `DrawMove`, ...
+fn name_moves(schemas: &mut BTreeMap<String, RefOr<Schema>>) {
+    let mut named = Vec::new();
+    for (kind, mut object) in variants(Move::schema()) {
+        let name = format!("{}Move", camel_case(&kind));
+        object.examples = vec![move_example(&kind)];
+        schemas.insert(name.clone(), RefOr::T(Schema::Object(object)));
+        named.push((kind, name));
+    }
+    let union = discriminated(
+        "A move: the body of `POST /v1/games/{id}/moves`, and the type of the items of a view's \
+         `legal_moves`, so a legal move can be sent back as it is. `type` says which move it is. \
+         Positions are 0 to 5, row-major: top row 0 1 2, bottom row 3 4 5; a position out of \
+         range is refused with 422 `position_out_of_range`.",
+        &named,
+        move_example("draw"),
+    );
+    schemas.insert(MOVE.to_owned(), RefOr::T(union));
+}
+
+/// A nullable lowercase hex string.
+fn hex(description: &str, nullable: bool) -> ObjectBuilder {
+    let kind = if nullable {
+        SchemaType::from_iter([Type::String, Type::Null])
+    } else {
+        SchemaType::new(Type::String)
+    };
+    ObjectBuilder::new()
+        .schema_type(kind)
+        .pattern(Some("^[0-9a-f]+$"))
+        .description(Some(description))
+}
+
+/// The `...Entry` schema of one event: the entry's fields around the event's `data`.
+fn entry(tag: RefOr<Schema>, data: &str, description: Option<String>) -> Schema {
+    ObjectBuilder::new()
+        .description(description)
+        .property(
+            "seq",
+            ObjectBuilder::new()
+                .schema_type(Type::Integer)
+                .format(Some(SchemaFormat::KnownFormat(KnownFormat::Int64)))
+                .minimum(Some(1))
+                .description(Some("The entry's place in the log, from 1, without gaps")),
+        )
+        .required("seq")
+        .property(
+            "at",
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime)))
+                .description(Some(
+                    "When it happened: RFC 3339 UTC with six fractional digits, hashed verbatim",
+                )),
+        )
+        .required("at")
+        .property(DISCRIMINATOR, tag)
+        .required(DISCRIMINATOR)
+        .property("data", Ref::from_schema_name(data))
+        .required("data")
+        .property(
+            "salt",
+            hex(
+                "The entry's salt (16 bytes): null while a field of `data` is hidden from the \
+                 caller, which makes the hidden card impossible to guess from `hash`",
+                true,
+            ),
+        )
+        .required("salt")
+        .property(
+            "hash",
+            hex(
+                "The hash chain up to this entry (SHA-256): it covers the complete entry, \
+                 hidden fields included, so it verifies once the game is finished",
+                false,
+            ),
+        )
+        .required("hash")
+        .build()
+        .into()
+}
+
+/// Adds `LogEntry`, a discriminated union of `GameCreatedEntry`, ... with their `...Data`.
+fn name_log_entries(schemas: &mut BTreeMap<String, RefOr<Schema>>) {
+    // The schemas events refer to (`PlayerName`, ...): no operation names `Event` to collect them.
+    let mut referred = Vec::new();
+    Event::schemas(&mut referred);
+    for (name, schema) in referred {
+        schemas.entry(name).or_insert(schema);
+    }
+    let mut named = Vec::new();
+    for (kind, mut object) in variants(Event::schema()) {
+        let name = camel_case(&kind);
+        let (entry_name, data_name) = (format!("{name}Entry"), format!("{name}Data"));
+        let mut data = object
+            .properties
+            .remove("data")
+            .expect("an event has `data`");
+        if let RefOr::T(Schema::Object(data)) = &mut data {
+            data.description = object.description.clone();
+            // Every field is always sent, `null` when absent or hidden: required, not optional.
+            data.required = data.properties.keys().cloned().collect();
+        }
+        let tag = object
+            .properties
+            .remove(DISCRIMINATOR)
+            .expect("an event has a `type`");
+        schemas.insert(data_name.clone(), data);
+        schemas.insert(
+            entry_name.clone(),
+            RefOr::T(entry(tag, &data_name, object.description)),
+        );
+        named.push((kind, entry_name));
+    }
+    let example = json!({
+        "seq": 7,
+        "at": "2026-05-01T12:00:03.000000Z",
+        "type": "card_drawn",
+        "data": {"seat": 0, "source": "stock", "card": null},
+        "salt": null,
+        "hash": "9f2c4f0b5e1d8a7c6b3e2f1a0d9c8b7a6f5e4d3c2b1a09f8e7d6c5b4a3928170",
+    });
+    let union = discriminated(
+        "One entry of a game's log, as `/events`, `/export` (one a line) and `/stream` give it. \
+         `type` says which event it is and so the shape of `data`. While the game runs, the \
+         cards a caller may not see are null in `data` (and `salt` is null); once it is \
+         finished, every entry is complete.",
+        &named,
+        example,
+    );
+    schemas.insert(LOG_ENTRY.to_owned(), RefOr::T(union));
+}
+
+/// Types `EventsPage.events` as a list of `LogEntry` (the service keeps entries as JSON values).
+fn type_events_page(schemas: &mut BTreeMap<String, RefOr<Schema>>) {
+    let Some(RefOr::T(Schema::Object(page))) = schemas.get_mut("EventsPage") else {
+        panic!("EventsPage is a component");
+    };
+    page.properties.insert(
+        "events".to_owned(),
+        ArrayBuilder::new()
+            .items(Ref::from_schema_name(LOG_ENTRY))
+            .description(Some(
+                "Entries with `seq > after`, in order, redacted for the caller while the game runs",
+            ))
+            .into(),
+    );
+}
+
+/// Names the unions of the document (see the module's documentation).
+pub fn name_unions(spec: &mut OpenApi) {
+    let schemas = &mut spec.components.get_or_insert_with(Default::default).schemas;
+    name_moves(schemas);
+    name_log_entries(schemas);
+    type_events_page(schemas);
+}
