@@ -39,6 +39,7 @@ pub enum Move {
     /// The initial reveal of two of the player's own face-down cards.
     Reveal {
         /// Two distinct positions.
+        #[schema(min_items = 2, max_items = 2)]
         positions: [Position; 2],
     },
     /// Draws a card.

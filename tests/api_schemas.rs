@@ -1,0 +1,473 @@
+//! The schemas of the OpenAPI document as generated clients see them: the names API.md binds,
+//! discriminated unions for moves and log entries, no anonymous unions, and real answers (views
+//! with `legal_moves`, log pages redacted and complete) valid against the schemas.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::contract::started;
+use common::{Backend, TestApp, pick_move, spawn_app};
+use serde_json::{Map, Value, json};
+
+const MOVES: [(&str, &str); 6] = [
+    ("reveal", "RevealMove"),
+    ("draw", "DrawMove"),
+    ("swap", "SwapMove"),
+    ("discard", "DiscardMove"),
+    ("flip", "FlipMove"),
+    ("pass", "PassMove"),
+];
+
+const ENTRIES: [(&str, &str); 12] = [
+    ("game_created", "GameCreated"),
+    ("player_joined", "PlayerJoined"),
+    ("hole_dealt", "HoleDealt"),
+    ("cards_revealed", "CardsRevealed"),
+    ("card_drawn", "CardDrawn"),
+    ("card_swapped", "CardSwapped"),
+    ("card_discarded", "CardDiscarded"),
+    ("card_flipped", "CardFlipped"),
+    ("flip_declined", "FlipDeclined"),
+    ("stock_reshuffled", "StockReshuffled"),
+    ("hole_ended", "HoleEnded"),
+    ("game_ended", "GameEnded"),
+];
+
+fn spec() -> Value {
+    serde_json::from_str(&golf_server::api::openapi_json()).unwrap()
+}
+
+fn schema<'a>(spec: &'a Value, name: &str) -> &'a Value {
+    spec["components"]["schemas"]
+        .get(name)
+        .unwrap_or_else(|| panic!("the spec has no schema {name}"))
+}
+
+/// What `$ref` points to (only component references: the spec has no others).
+fn resolve<'a>(spec: &'a Value, schema: &'a Value) -> &'a Value {
+    match schema["$ref"].as_str() {
+        Some(target) => {
+            let name = target.strip_prefix("#/components/schemas/").unwrap();
+            resolve(spec, self::schema(spec, name))
+        }
+        None => schema,
+    }
+}
+
+/// Validates `value` against `schema`, for the keywords the spec uses; panics on any other
+/// keyword that constrains values, so that a schema this cannot judge never passes unseen.
+fn validate(spec: &Value, schema: &Value, value: &Value, at: &str) -> Result<(), String> {
+    let schema = resolve(spec, schema);
+    let fail = |why: String| Err(format!("{at}: {why} in {value}"));
+    for (keyword, rule) in schema.as_object().expect("a schema is an object") {
+        match keyword.as_str() {
+            "type" => {
+                let allowed: Vec<&str> = match rule {
+                    Value::String(one) => vec![one.as_str()],
+                    other => other
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|t| t.as_str().unwrap())
+                        .collect(),
+                };
+                let actual = match value {
+                    Value::Null => "null",
+                    Value::Bool(_) => "boolean",
+                    Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+                    Value::Number(_) => "number",
+                    Value::String(_) => "string",
+                    Value::Array(_) => "array",
+                    Value::Object(_) => "object",
+                };
+                let fits = allowed.contains(&actual)
+                    || (actual == "integer" && allowed.contains(&"number"));
+                if !fits {
+                    return fail(format!("a {actual} where {allowed:?} goes"));
+                }
+            }
+            "enum" if !rule.as_array().unwrap().contains(value) => {
+                return fail(format!("not one of {rule}"));
+            }
+            "required" => {
+                for field in rule.as_array().unwrap() {
+                    if value.get(field.as_str().unwrap()).is_none() {
+                        return fail(format!("no {field}"));
+                    }
+                }
+            }
+            "properties" => {
+                if let Some(object) = value.as_object() {
+                    for (field, inner) in object {
+                        if let Some(field_schema) = rule.get(field) {
+                            validate(spec, field_schema, inner, &format!("{at}.{field}"))?;
+                        }
+                    }
+                }
+            }
+            "additionalProperties" if rule == &Value::Bool(false) => {
+                let known = schema["properties"]
+                    .as_object()
+                    .cloned()
+                    .unwrap_or_default();
+                if let Some(extra) = value
+                    .as_object()
+                    .and_then(|o| o.keys().find(|k| !known.contains_key(*k)))
+                {
+                    return fail(format!("unknown field {extra}"));
+                }
+            }
+            "items" => {
+                for (n, item) in value.as_array().into_iter().flatten().enumerate() {
+                    validate(spec, rule, item, &format!("{at}[{n}]"))?;
+                }
+            }
+            "minimum" if value.as_f64().is_some_and(|v| v < rule.as_f64().unwrap()) => {
+                return fail(format!("below {rule}"));
+            }
+            "maximum" if value.as_f64().is_some_and(|v| v > rule.as_f64().unwrap()) => {
+                return fail(format!("above {rule}"));
+            }
+            "minItems" | "maxItems" => {
+                let len = value.as_array().map_or(0, Vec::len) as u64;
+                let bound = rule.as_u64().unwrap();
+                if value.is_array()
+                    && ((keyword == "minItems" && len < bound)
+                        || (keyword == "maxItems" && len > bound))
+                {
+                    return fail(format!("{keyword} {bound}"));
+                }
+            }
+            "pattern" => {
+                // The spec's one pattern: lowercase hex.
+                assert_eq!(
+                    rule, "^[0-9a-f]+$",
+                    "{at}: a pattern this test cannot judge"
+                );
+                if let Some(text) = value.as_str()
+                    && (text.is_empty()
+                        || !text.chars().all(|c| matches!(c, '0'..='9' | 'a'..='f')))
+                {
+                    return fail("not lowercase hex".to_owned());
+                }
+            }
+            "oneOf" => {
+                let matching = rule
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|alternative| validate(spec, alternative, value, at).is_ok())
+                    .count();
+                if matching != 1 {
+                    return fail(format!("{matching} alternatives of a oneOf match"));
+                }
+                if let Some(discriminator) = schema.get("discriminator") {
+                    let property = discriminator["propertyName"].as_str().unwrap();
+                    let target = &discriminator["mapping"][value[property].as_str().unwrap_or("")];
+                    let Some(target) = target.as_str() else {
+                        return fail(format!("a {property} the discriminator does not map"));
+                    };
+                    validate(spec, &json!({ "$ref": target }), value, at)?;
+                }
+            }
+            "allOf" => {
+                for part in rule.as_array().unwrap() {
+                    validate(spec, part, value, at)?;
+                }
+            }
+            "enum"
+            | "additionalProperties"
+            | "minimum"
+            | "maximum"
+            | "description"
+            | "example"
+            | "examples"
+            | "format"
+            | "title"
+            | "discriminator"
+            | "default" => {}
+            other => panic!("{at}: keyword {other} is not judged by this test"),
+        }
+    }
+    Ok(())
+}
+
+fn valid(spec: &Value, name: &str, value: &Value) -> bool {
+    validate(spec, schema(spec, name), value, name).is_ok()
+}
+
+/// The `(type, target)` pairs of a union's discriminator on `type`.
+fn mapping(spec: &Value, name: &str) -> Map<String, Value> {
+    let union = schema(spec, name);
+    assert_eq!(union["discriminator"]["propertyName"], "type", "{name}");
+    union["discriminator"]["mapping"]
+        .as_object()
+        .unwrap()
+        .clone()
+}
+
+#[test]
+fn the_spec_names_its_schemas_as_api_md_does() {
+    // Every schema name that API.md's "Schema names" binds is a component of the spec.
+    let spec = spec();
+    let entries = ENTRIES
+        .iter()
+        .flat_map(|(_, name)| [format!("{name}Entry"), format!("{name}Data")]);
+    let names = [
+        "Move",
+        "View",
+        "PlayerView",
+        "Rules",
+        "Problem",
+        "CreatedGame",
+        "Joined",
+        "LobbyPage",
+        "EventsPage",
+        "Audit",
+        "LogEntry",
+    ]
+    .into_iter()
+    .map(str::to_owned)
+    .chain(MOVES.iter().map(|(_, name)| (*name).to_owned()))
+    .chain(entries);
+    for name in names {
+        schema(&spec, &name);
+    }
+    assert!(
+        spec["components"]["schemas"].get("MoveRequest").is_none(),
+        "the move body is a Move"
+    );
+}
+
+#[test]
+fn moves_and_log_entries_are_discriminated_by_type() {
+    // Move and LogEntry map every type to the schema whose `type` is exactly that value, and
+    // list exactly those schemas.
+    let spec = spec();
+    let expected = [
+        (
+            "Move",
+            MOVES.map(|(kind, name)| (kind, name.to_owned())).to_vec(),
+        ),
+        (
+            "LogEntry",
+            ENTRIES
+                .map(|(kind, name)| (kind, format!("{name}Entry")))
+                .to_vec(),
+        ),
+    ];
+    for (union, variants) in expected {
+        let mapping = mapping(&spec, union);
+        let listed: BTreeSet<&str> = schema(&spec, union)["oneOf"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|item| item["$ref"].as_str().unwrap())
+            .collect();
+        assert_eq!(mapping.len(), variants.len(), "{union}: {mapping:?}");
+        assert_eq!(listed.len(), variants.len(), "{union}: {listed:?}");
+        for (kind, name) in variants {
+            let target = format!("#/components/schemas/{name}");
+            assert_eq!(mapping[kind], target, "{union} maps {kind}");
+            assert!(listed.contains(target.as_str()), "{union} lists {name}");
+            let variant = schema(&spec, &name);
+            assert_eq!(
+                variant["properties"]["type"]["enum"],
+                json!([kind]),
+                "{name}"
+            );
+            assert!(
+                variant["required"]
+                    .as_array()
+                    .unwrap()
+                    .contains(&json!("type"))
+            );
+        }
+    }
+    // Both places a move appears name the one Move.
+    let body = &spec["paths"]["/v1/games/{id}/moves"]["post"]["requestBody"]["content"]["application/json"]
+        ["schema"];
+    assert_eq!(body["$ref"], "#/components/schemas/Move");
+    let legal = &schema(&spec, "View")["properties"]["legal_moves"];
+    assert_eq!(
+        legal["items"]["$ref"], "#/components/schemas/Move",
+        "{legal}"
+    );
+    let events = &schema(&spec, "EventsPage")["properties"]["events"];
+    assert_eq!(events["items"]["$ref"], "#/components/schemas/LogEntry");
+}
+
+/// Every union below the top of a component, with where it is: a generator must name those.
+fn anonymous_unions(value: &Value, at: &str, top: bool, found: &mut Vec<String>) {
+    match value {
+        Value::Object(object) => {
+            for keyword in ["oneOf", "anyOf"] {
+                if let Some(alternatives) = object.get(keyword).and_then(Value::as_array) {
+                    // `X or null` is a nullable X to every generator, not a union to name.
+                    let not_null = alternatives
+                        .iter()
+                        .filter(|a| a != &&json!({"type": "null"}))
+                        .count();
+                    if !top && not_null > 1 {
+                        found.push(at.to_owned());
+                    }
+                }
+            }
+            for (key, inner) in object {
+                anonymous_unions(inner, &format!("{at}/{key}"), false, found);
+            }
+        }
+        Value::Array(items) => {
+            for (n, item) in items.iter().enumerate() {
+                anonymous_unions(item, &format!("{at}/{n}"), false, found);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn no_schema_needs_a_made_up_name() {
+    // Unions are named components: none inline in a body, a property or an array's items, and
+    // no inline object as the items of an array (a generator calls those `...Item`).
+    let spec = spec();
+    let mut found = Vec::new();
+    for (name, schema) in spec["components"]["schemas"].as_object().unwrap() {
+        anonymous_unions(
+            schema,
+            &format!("#/components/schemas/{name}"),
+            true,
+            &mut found,
+        );
+        assert!(
+            !name.ends_with("Item") && !name.contains("Type0"),
+            "{name} is a made-up name"
+        );
+    }
+    anonymous_unions(&spec["paths"], "#/paths", false, &mut found);
+    assert!(found.is_empty(), "anonymous unions at {found:?}");
+    let text = spec.to_string();
+    let mut rest = text.as_str();
+    while let Some(start) = rest.find("\"items\":{") {
+        let items = &rest[start + 9..];
+        assert!(
+            items.starts_with("\"$ref\"")
+                || !items[..items.find('}').unwrap()].contains("\"properties\""),
+            "an inline object as array items: {}",
+            &items[..items.len().min(120)]
+        );
+        rest = items;
+    }
+}
+
+#[test]
+fn the_validator_of_these_tests_refuses_what_the_schemas_refuse() {
+    // The checks below can fail: wrong moves and entries do not validate.
+    let spec = spec();
+    assert!(valid(
+        &spec,
+        "Move",
+        &json!({"type": "swap", "position": 2})
+    ));
+    assert!(!valid(&spec, "Move", &json!({"type": "swap"})));
+    assert!(!valid(
+        &spec,
+        "Move",
+        &json!({"type": "draw", "source": "deck"})
+    ));
+    assert!(!valid(&spec, "Move", &json!({"type": "jump"})));
+    assert!(!valid(
+        &spec,
+        "Move",
+        &json!({"type": "flip", "position": 6})
+    ));
+    let drawn = json!({"seq": 3, "at": "2026-05-01T12:00:03.000000Z", "type": "card_drawn",
+        "data": {"seat": 0, "source": "stock", "card": null}, "salt": null, "hash": "9f2c"});
+    assert!(valid(&spec, "LogEntry", &drawn));
+    let mut swapped = drawn.clone();
+    swapped["type"] = json!("card_swapped");
+    assert!(!valid(&spec, "LogEntry", &swapped), "data of another event");
+    let mut unhashed = drawn;
+    unhashed["hash"] = json!("not hex");
+    assert!(!valid(&spec, "LogEntry", &unhashed));
+}
+
+/// Asserts `value` is a valid `name`.
+fn assert_valid(spec: &Value, name: &str, value: &Value) {
+    if let Err(why) = validate(spec, schema(spec, name), value, name) {
+        panic!("{why}");
+    }
+}
+
+/// Every entry of the log as `token`'s holder sees it is a valid LogEntry; returns their types.
+async fn check_log(app: &TestApp, spec: &Value, id: &str, token: Option<&str>) -> BTreeSet<String> {
+    let path = format!("/v1/games/{id}/events?after=0&limit=1000");
+    let mut request = app.client.get(app.url(&path));
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let page: Value = request.send().await.unwrap().json().await.unwrap();
+    assert_valid(spec, "EventsPage", &page);
+    page["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| entry["type"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+async fn real_moves_and_log_entries_are_valid(backend: Backend) {
+    // A whole game: every view (with its legal_moves), every move sent, and the log, redacted
+    // while the game runs and complete once it is finished, are valid against the spec.
+    let spec = spec();
+    let app = spawn_app(backend).await;
+    let body = json!({"seats": 2, "holes": 2, "rules": {"flip_after_discard": "optional"}});
+    let (id, _, seats) = started(&app, body).await;
+    let mut turn = 0;
+    let mut redacted_checked = false;
+    'game: for _round in 0..10_000 {
+        for seat in &seats {
+            let view = app.view(&id, Some(&seat.token)).await;
+            assert_valid(&spec, "View", &view);
+            if view["status"] == "finished" {
+                break 'game;
+            }
+            for legal in view["legal_moves"].as_array().unwrap() {
+                assert_valid(&spec, "Move", legal);
+            }
+            let Some(mv) = pick_move(&view, turn) else {
+                continue;
+            };
+            assert_valid(&spec, "Move", &mv);
+            let response = app.play(&id, &seat.token, &mv).await;
+            assert_eq!(response.status(), 200, "{mv}");
+            turn += 1;
+            if turn == 30 {
+                // Mid-game: the other seat's stock draws are hidden, and still valid.
+                check_log(&app, &spec, &id, Some(&seat.token)).await;
+                check_log(&app, &spec, &id, None).await;
+                let public = app.events(&id, None, 0).await;
+                assert!(
+                    public.iter().any(|e| e["salt"].is_null()),
+                    "some entry is redacted"
+                );
+                redacted_checked = true;
+            }
+        }
+    }
+    assert!(redacted_checked, "the game lasted 30 moves");
+    let kinds = check_log(&app, &spec, &id, None).await;
+    for kind in [
+        "game_created",
+        "hole_dealt",
+        "cards_revealed",
+        "card_drawn",
+        "hole_ended",
+        "game_ended",
+    ] {
+        assert!(kinds.contains(kind), "{kind} in {kinds:?}");
+    }
+}
+
+on_both_backends!(real_moves_and_log_entries_are_valid);
