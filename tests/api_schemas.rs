@@ -471,3 +471,172 @@ async fn real_moves_and_log_entries_are_valid(backend: Backend) {
 }
 
 on_both_backends!(real_moves_and_log_entries_are_valid);
+
+/// The codes the sources can answer, with their status: the codes of rule violations, and the
+/// literal codes given to `ApiError::new` (or `Self::new` in `ApiError`'s own constructors).
+fn answerable_codes() -> BTreeSet<(String, u16)> {
+    let mut found = BTreeSet::new();
+    let rules = include_str!("../src/engine/error.rs");
+    let code_fn = &rules[rules.find("pub const fn code").unwrap()..];
+    let code_fn = &code_fn[..code_fn.find("\n    }\n").unwrap()];
+    for line in code_fn.lines().filter(|l| l.contains("=> \"")) {
+        let code = line.split('"').nth(1).unwrap();
+        found.insert((code.to_owned(), 0));
+    }
+    let sources = [
+        include_str!("../src/api/problem.rs"),
+        include_str!("../src/api/mod.rs"),
+        include_str!("../src/api/http.rs"),
+        include_str!("../src/api/log.rs"),
+        include_str!("../src/api/stream.rs"),
+        include_str!("../src/api/health.rs"),
+    ];
+    for source in sources {
+        for call in source
+            .split("ApiError::new(")
+            .chain(source.split("Self::new("))
+            .skip(1)
+        {
+            let call = call.trim_start();
+            let Some(status) = call.strip_prefix("StatusCode::") else {
+                continue;
+            };
+            let (status, rest) = status.split_once(',').unwrap();
+            let status = match status {
+                "BAD_REQUEST" => 400,
+                "UNAUTHORIZED" => 401,
+                "NOT_FOUND" => 404,
+                "METHOD_NOT_ALLOWED" => 405,
+                "CONFLICT" => 409,
+                "PRECONDITION_FAILED" => 412,
+                "PAYLOAD_TOO_LARGE" => 413,
+                "UNPROCESSABLE_ENTITY" => 422,
+                "INTERNAL_SERVER_ERROR" => 500,
+                "SERVICE_UNAVAILABLE" => 503,
+                other => panic!("status {other}: add it to this test"),
+            };
+            if let Some(code) = rest.trim_start().strip_prefix('"') {
+                found.insert((code[..code.find('"').unwrap()].to_owned(), status));
+            }
+        }
+    }
+    found
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_code_the_server_can_answer_is_documented_in_the_spec_and_on_a_page() {
+    // Each code of the sources is in the table of Problem.code (with its status) and on the
+    // page /problems, which the spec's description links and which loads nothing from elsewhere.
+    let spec = spec();
+    let table = schema(&spec, "Problem")["properties"]["code"]["description"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let app = spawn_app(Backend::Sqlite).await;
+    let response = app.get("/problems").await;
+    assert_eq!(response.status(), 200);
+    let content_type = response.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(content_type.starts_with("text/html"), "{content_type}");
+    let page = response.text().await.unwrap();
+    let codes = answerable_codes();
+    assert!(codes.len() > 25, "{codes:?}");
+    for (code, status) in codes {
+        let row = table
+            .lines()
+            .find(|line| line.starts_with(&format!("| `{code}` |")))
+            .unwrap_or_else(|| panic!("{code} is not in the table of Problem.code"));
+        if status != 0 {
+            assert!(
+                row.contains(&format!("| {status} |")),
+                "{code} is a {status}: {row}"
+            );
+        }
+        assert!(
+            page.contains(&format!("<code>{code}</code>")),
+            "{code} is not on /problems"
+        );
+    }
+    assert!(!page.contains("http://") && !page.contains("https://") && !page.contains("src="));
+    let info = spec["info"]["description"].as_str().unwrap();
+    assert!(info.contains("(/problems)"), "{info}");
+}
+
+#[test]
+fn every_example_in_the_spec_is_valid() {
+    // The examples of bodies and responses (a real move, view, problem, log page) and of the
+    // named schemas validate against their schemas.
+    let spec = spec();
+    let mut checked = 0;
+    for (path, item) in spec["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            let bodies = operation["responses"]
+                .as_object()
+                .unwrap()
+                .iter()
+                .map(|(status, response)| (status.clone(), response))
+                .chain([("body".to_owned(), &operation["requestBody"])]);
+            for (status, response) in bodies {
+                let contents = response["content"].as_object().cloned().unwrap_or_default();
+                for (media, content) in contents {
+                    if !media.contains("json") {
+                        continue;
+                    }
+                    let at = format!("{method} {path} {status} {media}");
+                    let mut examples: Vec<Value> =
+                        content.get("example").cloned().into_iter().collect();
+                    for example in content["examples"].as_object().into_iter().flatten() {
+                        examples.push(example.1["value"].clone());
+                    }
+                    assert!(!examples.is_empty(), "{at} has no example");
+                    for example in examples {
+                        if let Err(why) = validate(&spec, &content["schema"], &example, &at) {
+                            panic!("{why}");
+                        }
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    for (name, schema) in spec["components"]["schemas"].as_object().unwrap() {
+        for example in schema["examples"].as_array().into_iter().flatten() {
+            assert_valid(&spec, name, example);
+            checked += 1;
+        }
+    }
+    assert!(checked > 50, "{checked} examples");
+}
+
+#[test]
+fn links_lead_from_creating_a_game_to_joining_it_and_on_to_playing() {
+    // Create links to join (the new game's id); join links to the seat's view and moves, with
+    // the game of the request and the token of the answer; every link names an operation.
+    let spec = spec();
+    let mut operations = BTreeSet::new();
+    for item in spec["paths"].as_object().unwrap().values() {
+        for operation in item.as_object().unwrap().values() {
+            operations.insert(operation["operationId"].as_str().unwrap().to_owned());
+        }
+    }
+    let created = &spec["paths"]["/v1/games"]["post"]["responses"]["201"]["links"];
+    assert_eq!(created["join"]["operationId"], "join_game");
+    assert_eq!(created["join"]["parameters"]["id"], "$response.body#/id");
+    let joined = &spec["paths"]["/v1/games/{id}/players"]["post"]["responses"]["201"]["links"];
+    for (link, operation) in [("view", "own_view"), ("move", "make_move")] {
+        assert_eq!(joined[link]["operationId"], operation);
+        assert_eq!(joined[link]["parameters"]["id"], "$request.path.id");
+        assert_eq!(
+            joined[link]["parameters"]["header.Authorization"],
+            "Bearer {$response.body#/token}"
+        );
+    }
+    for link in [&created["join"], &joined["view"], &joined["move"]] {
+        assert!(
+            operations.contains(link["operationId"].as_str().unwrap()),
+            "{link}"
+        );
+    }
+}

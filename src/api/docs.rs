@@ -4,13 +4,17 @@
 
 use std::collections::BTreeMap;
 
+use actix_web::http::StatusCode;
+
 use utoipa::openapi::example::ExampleBuilder;
+use utoipa::openapi::link::{Link, LinkBuilder};
 use utoipa::openapi::{
     ContentBuilder, Header, HeaderBuilder, Object, OpenApi, Ref, RefOr, Response, ResponseBuilder,
-    Type,
+    Schema, Type,
 };
 use utoipa::{IntoResponses, ToSchema};
 
+use crate::api::codes;
 use crate::api::problem::{ApiError, Problem};
 use crate::engine::View;
 use crate::service::{Audit, CreatedGame, EventsPage, Joined, LobbyPage, ServiceError};
@@ -151,15 +155,26 @@ impl DocumentedHeaders for ResponseBuilder {
     }
 }
 
-/// A JSON response whose body is a `T` (which [`crate::api::ApiDoc`] registers).
-fn json<T: ToSchema>(description: &str) -> ResponseBuilder {
+/// A JSON response whose body is a `T` (which [`crate::api::ApiDoc`] registers), with `example`:
+/// a real answer of the service, kept in `openapi/examples/` (a test validates each against `T`).
+fn json<T: ToSchema>(description: &str, example: &str) -> ResponseBuilder {
+    let example: serde_json::Value = serde_json::from_str(example).expect("examples are JSON");
     ResponseBuilder::new().description(description).content(
         "application/json",
         ContentBuilder::new()
             .schema(Some(Ref::from_schema_name(T::name())))
+            .example(Some(example))
             .build(),
     )
 }
+
+/// Real answers, as examples.
+const VIEW_EXAMPLE: &str = include_str!("../../openapi/examples/view.json");
+const CREATED_EXAMPLE: &str = include_str!("../../openapi/examples/created.json");
+const JOINED_EXAMPLE: &str = include_str!("../../openapi/examples/joined.json");
+const LOBBY_EXAMPLE: &str = include_str!("../../openapi/examples/lobby.json");
+const EVENTS_EXAMPLE: &str = include_str!("../../openapi/examples/events.json");
+const AUDIT_EXAMPLE: &str = include_str!("../../openapi/examples/audit.json");
 
 /// A `304 Not Modified` to a request whose `If-None-Match` is still current.
 fn not_modified() -> ResponseBuilder {
@@ -201,6 +216,15 @@ impl IntoResponses for GameCreated {
             201,
             json::<CreatedGame>(
                 "Created: the public view (with `commitment`) and the secret `host_token`",
+                CREATED_EXAMPLE,
+            )
+            .link(
+                "join",
+                LinkBuilder::new()
+                    .operation_id("join_game")
+                    .parameter("id", "$response.body#/id")
+                    .description("Take a seat in the new game")
+                    .build(),
             )
             .location()
             .etag()
@@ -209,12 +233,26 @@ impl IntoResponses for GameCreated {
     }
 }
 
+/// A link from joining to an operation of the seat: the game of the request, with the token of
+/// the answer.
+fn seat_link(operation: &str, description: &str) -> Link {
+    LinkBuilder::new()
+        .operation_id(operation)
+        .parameter("id", "$request.path.id")
+        .parameter("header.Authorization", "Bearer {$response.body#/token}")
+        .description(description)
+        .build()
+}
+
 /// `200` to `GET /v1/games`.
 pub struct LobbyPageShown;
 
 impl IntoResponses for LobbyPageShown {
     fn responses() -> ResponseMap {
-        responses([(200, json::<LobbyPage>("One page of the lobby").no_cache())])
+        responses([(
+            200,
+            json::<LobbyPage>("One page of the lobby", LOBBY_EXAMPLE).no_cache(),
+        )])
     }
 }
 
@@ -225,7 +263,13 @@ impl IntoResponses for SeatTaken {
     fn responses() -> ResponseMap {
         responses([(
             201,
-            json::<Joined>("The seat taken and, for a person, its token").private(),
+            json::<Joined>(
+                "The seat taken and, for a person, its token",
+                JOINED_EXAMPLE,
+            )
+            .private()
+            .link("view", seat_link("own_view", "The seat's own view"))
+            .link("move", seat_link("make_move", "A move of the seat")),
         )])
     }
 }
@@ -238,7 +282,7 @@ impl IntoResponses for PublicView {
         responses([
             (
                 200,
-                json::<View>("The public view; its ETag is its version")
+                json::<View>("The public view; its ETag is its version", VIEW_EXAMPLE)
                     .etag()
                     .no_cache(),
             ),
@@ -255,9 +299,12 @@ impl IntoResponses for CallersView {
         responses([
             (
                 200,
-                json::<View>("The view as the caller sees it; its ETag is its version")
-                    .etag()
-                    .private(),
+                json::<View>(
+                    "The view as the caller sees it; its ETag is its version",
+                    VIEW_EXAMPLE,
+                )
+                .etag()
+                .private(),
             ),
             (304, not_modified().private()),
         ])
@@ -271,9 +318,12 @@ impl IntoResponses for MovePlayed {
     fn responses() -> ResponseMap {
         responses([(
             200,
-            json::<View>("The caller's view after the move and the bot turns it triggered")
-                .etag()
-                .private(),
+            json::<View>(
+                "The caller's view after the move and the bot turns it triggered",
+                VIEW_EXAMPLE,
+            )
+            .etag()
+            .private(),
         )])
     }
 }
@@ -287,6 +337,7 @@ impl IntoResponses for EventsPageShown {
             200,
             json::<EventsPage>(
                 "Entries after `after`, redacted for the caller while the game runs",
+                EVENTS_EXAMPLE,
             )
             .private(),
         )])
@@ -303,6 +354,7 @@ impl IntoResponses for AuditShown {
             json::<Audit>(
                 "Where the log stands; once the game is finished, the seed and whether the log \
                  checks out",
+                AUDIT_EXAMPLE,
             )
             .no_cache(),
         )])
@@ -372,6 +424,25 @@ impl IntoResponses for LogExported {
                 ),
             ),
         ])
+    }
+}
+
+/// `200` to `GET /problems`: an HTML page.
+pub struct ProblemsPage;
+
+impl IntoResponses for ProblemsPage {
+    fn responses() -> ResponseMap {
+        let page = ResponseBuilder::new()
+            .description("The catalog of problem codes, as a self-contained HTML page")
+            .content(
+                "text/html; charset=utf-8",
+                ContentBuilder::new()
+                    .schema(Some(Object::with_type(Type::String)))
+                    .example(Some(crate::api::codes::page().into()))
+                    .build(),
+            )
+            .no_cache();
+        responses([(200, page)])
     }
 }
 
@@ -466,6 +537,7 @@ pub fn complete(spec: &mut OpenApi) {
             .headers
             .insert(header.component.to_owned(), RefOr::T(header.definition()));
     }
+    describe_problem_codes(components);
     for item in spec.paths.paths.values_mut() {
         let operations = [
             &mut item.get,
@@ -480,6 +552,7 @@ pub fn complete(spec: &mut OpenApi) {
         for operation in operations.into_iter().flatten() {
             for response in operation.responses.responses.values_mut() {
                 if let RefOr::T(response) = response {
+                    exemplify_problems(response);
                     response.headers.insert(
                         REQUEST_ID.name.to_owned(),
                         RefOr::Ref(REQUEST_ID.reference()),
@@ -487,5 +560,44 @@ pub fn complete(spec: &mut OpenApi) {
                 }
             }
         }
+    }
+}
+
+/// Documents every problem code in the description of `Problem.code`.
+fn describe_problem_codes(components: &mut utoipa::openapi::Components) {
+    let Some(RefOr::T(Schema::Object(problem))) =
+        components.schemas.get_mut(Problem::name().as_ref())
+    else {
+        panic!("Problem is a component");
+    };
+    let Some(RefOr::T(Schema::Object(code))) = problem.properties.get_mut("code") else {
+        panic!("Problem has a code");
+    };
+    code.description = Some(codes::markdown());
+}
+
+/// Gives a problem response that has no example one per code its description names
+/// (`"not_your_turn, wrong_stage: ..."`), made from the catalog.
+fn exemplify_problems(response: &mut Response) {
+    let named = response.description.split(':').next().unwrap_or_default();
+    let Some(RefOr::T(content)) = response.content.get_mut("application/problem+json") else {
+        return;
+    };
+    if content.example.is_some() || !content.examples.is_empty() {
+        return;
+    }
+    for name in named.split(',').map(str::trim) {
+        let entry = codes::lookup(name).unwrap_or_else(|| panic!("{name} is not in the catalog"));
+        let status = StatusCode::from_u16(entry.status).expect("a catalog status is a status");
+        let problem = ApiError::new(status, entry.code, entry.meaning).problem();
+        let example = ExampleBuilder::new()
+            .summary(entry.meaning)
+            .value(Some(
+                serde_json::to_value(&problem).expect("a problem serializes"),
+            ))
+            .build();
+        content
+            .examples
+            .insert(entry.code.to_owned(), RefOr::T(example));
     }
 }

@@ -63,7 +63,10 @@ pub struct LobbyQuery {
 /// Create a game. Answers its public view with `commitment`, plus the secret `host_token`.
 #[utoipa::path(
     tag = "games",
-    request_body = CreateGameBody,
+    request_body(content = CreateGameBody, examples(
+        ("two players" = (value = json!({"seats": 2, "holes": 9}))),
+        ("house rules" = (value = json!({"seats": 4, "holes": 3, "rules": {"flip_after_discard": "optional", "final_turns": true}, "private": true}))),
+    )),
     params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retried creation return the first answer (with its host token): 22 to 255 visible ASCII characters, and random (a UUID), since anyone presenting it gets that answer", min_length = 22, max_length = 255, pattern = "^[!-~]+$")),
     responses(
         docs::GameCreated,

@@ -18,7 +18,7 @@ pub struct Health {
 }
 
 /// Liveness: answers while the process runs.
-#[utoipa::path(tag = "operations", responses((status = 200, description = "The process runs", body = Health)))]
+#[utoipa::path(tag = "operations", responses((status = 200, description = "The process runs", body = Health, example = json!({"status": "ok"}))))]
 #[get("/healthz")]
 pub async fn healthz() -> HttpResponse {
     HttpResponse::Ok().json(Health { status: "ok" })
@@ -28,7 +28,7 @@ pub async fn healthz() -> HttpResponse {
 #[utoipa::path(
     tag = "operations",
     responses(
-        (status = 200, description = "The database answers", body = Health),
+        (status = 200, description = "The database answers", body = Health, example = json!({"status": "ready"})),
         docs::DatabaseFailures,
     )
 )]

@@ -10,9 +10,11 @@
 //! - [`http`]: bodies, tokens, `Idempotency-Key`, `If-Match`, `ETag`, private caching;
 //! - [`problem`]: the one place where failures become problem+json;
 //! - [`docs`]: the shared responses and examples of the OpenAPI document;
+//! - [`codes`]: the catalog of problem codes, and its page `/problems`;
 //! - [`schemas`]: the named schemas of moves and log entries.
 
 pub mod audit;
+pub mod codes;
 pub mod docs;
 pub mod export;
 pub mod games;
@@ -59,7 +61,10 @@ pub struct AppState {
 #[openapi(
     info(
         title = "golf-server",
-        description = "Six-card Golf for 2 to 4 players, with auditable, hash-chained game logs.",
+        description = "Six-card Golf for 2 to 4 players, with auditable, hash-chained game logs.\n\n\
+            Errors are `application/problem+json` with a stable `code`: every code, what it means \
+            and what to do about it is listed in the description of `Problem.code` and on the \
+            page [/problems](/problems).",
         license(name = "MIT OR Apache-2.0")
     ),
     // The schemas of the shared responses of `docs`, which name them without collecting them.
@@ -120,7 +125,8 @@ fn routes(config: &mut ServiceConfig) {
         .service(stream::stream)
         .service(health::healthz)
         .service(health::readyz)
-        .service(health::metrics);
+        .service(health::metrics)
+        .service(codes::problems);
 }
 
 /// The OpenAPI document of the service, as `/openapi.json` serves it.

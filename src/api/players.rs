@@ -31,7 +31,10 @@ pub struct JoinBody {
 #[utoipa::path(
     tag = "games",
     params(("id" = Uuid, Path, description = "The game")),
-    request_body = JoinBody,
+    request_body(content = JoinBody, examples(
+        ("person" = (value = json!({"name": "Ada", "client_seed": "a1b2c3"}))),
+        ("bot (host token)" = (value = json!({"name": "Robo", "bot": "greedy"}))),
+    )),
     security((), ("bearer" = [])),
     responses(
         docs::SeatTaken,

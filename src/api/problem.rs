@@ -346,6 +346,11 @@ mod tests {
             let problem = problem_of(rule);
             assert_eq!(problem.status, status, "{code}");
             assert_eq!(problem.code, code);
+            let documented = crate::api::codes::lookup(code).expect("the code is documented");
+            assert_eq!(
+                documented.status, status,
+                "{code} is documented with its status"
+            );
             assert_eq!(
                 problem.detail, sentence,
                 "the engine's sentence reaches the client"
