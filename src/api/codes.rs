@@ -5,10 +5,17 @@
 
 use std::fmt::Write;
 
+use actix_web::http::StatusCode;
 use actix_web::http::header::ContentType;
 use actix_web::{HttpResponse, get};
+use utoipa::ToSchema;
+use utoipa::openapi::example::ExampleBuilder;
+use utoipa::openapi::schema::Schema;
+use utoipa::openapi::{Components, RefOr, Response};
 
 use crate::api::docs;
+use crate::api::problem::{ApiError, Problem};
+use Remedy::{Authenticate, FixRequest, Reload, Report, RetryLater};
 
 /// What a client should do about a problem.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -66,8 +73,6 @@ const fn code(
         remedy,
     }
 }
-
-use Remedy::{Authenticate, FixRequest, Reload, Report, RetryLater};
 
 /// Every code the service answers, by status.
 pub const CODES: &[ProblemCode] = &[
@@ -295,6 +300,45 @@ fn html(text: &str) -> String {
         }
     }
     out
+}
+
+/// Documents every problem code in the description of `Problem.code`.
+pub fn describe(components: &mut Components) {
+    let Some(RefOr::T(Schema::Object(problem))) =
+        components.schemas.get_mut(Problem::name().as_ref())
+    else {
+        panic!("Problem is a component");
+    };
+    let Some(RefOr::T(Schema::Object(code))) = problem.properties.get_mut("code") else {
+        panic!("Problem has a code");
+    };
+    code.description = Some(markdown());
+}
+
+/// Gives a problem response that has no example one per code its description names
+/// (`"not_your_turn, wrong_stage: ..."`), made from the catalog.
+pub fn exemplify(response: &mut Response) {
+    let named = response.description.split(':').next().unwrap_or_default();
+    let Some(RefOr::T(content)) = response.content.get_mut("application/problem+json") else {
+        return;
+    };
+    if content.example.is_some() || !content.examples.is_empty() {
+        return;
+    }
+    for name in named.split(',').map(str::trim) {
+        let entry = lookup(name).unwrap_or_else(|| panic!("{name} is not in the catalog"));
+        let status = StatusCode::from_u16(entry.status).expect("a catalog status is a status");
+        let problem = ApiError::new(status, entry.code, entry.meaning).problem();
+        let example = ExampleBuilder::new()
+            .summary(entry.meaning)
+            .value(Some(
+                serde_json::to_value(&problem).expect("a problem serializes"),
+            ))
+            .build();
+        content
+            .examples
+            .insert(entry.code.to_owned(), RefOr::T(example));
+    }
 }
 
 /// The page `GET /problems`: the catalog as a self-contained HTML page.

@@ -4,13 +4,11 @@
 
 use std::collections::BTreeMap;
 
-use actix_web::http::StatusCode;
-
 use utoipa::openapi::example::ExampleBuilder;
 use utoipa::openapi::link::{Link, LinkBuilder};
 use utoipa::openapi::{
     ContentBuilder, Header, HeaderBuilder, Object, OpenApi, Ref, RefOr, Response, ResponseBuilder,
-    Schema, Type,
+    Type,
 };
 use utoipa::{IntoResponses, ToSchema};
 
@@ -537,7 +535,7 @@ pub fn complete(spec: &mut OpenApi) {
             .headers
             .insert(header.component.to_owned(), RefOr::T(header.definition()));
     }
-    describe_problem_codes(components);
+    codes::describe(components);
     for item in spec.paths.paths.values_mut() {
         let operations = [
             &mut item.get,
@@ -552,7 +550,7 @@ pub fn complete(spec: &mut OpenApi) {
         for operation in operations.into_iter().flatten() {
             for response in operation.responses.responses.values_mut() {
                 if let RefOr::T(response) = response {
-                    exemplify_problems(response);
+                    codes::exemplify(response);
                     response.headers.insert(
                         REQUEST_ID.name.to_owned(),
                         RefOr::Ref(REQUEST_ID.reference()),
@@ -560,44 +558,5 @@ pub fn complete(spec: &mut OpenApi) {
                 }
             }
         }
-    }
-}
-
-/// Documents every problem code in the description of `Problem.code`.
-fn describe_problem_codes(components: &mut utoipa::openapi::Components) {
-    let Some(RefOr::T(Schema::Object(problem))) =
-        components.schemas.get_mut(Problem::name().as_ref())
-    else {
-        panic!("Problem is a component");
-    };
-    let Some(RefOr::T(Schema::Object(code))) = problem.properties.get_mut("code") else {
-        panic!("Problem has a code");
-    };
-    code.description = Some(codes::markdown());
-}
-
-/// Gives a problem response that has no example one per code its description names
-/// (`"not_your_turn, wrong_stage: ..."`), made from the catalog.
-fn exemplify_problems(response: &mut Response) {
-    let named = response.description.split(':').next().unwrap_or_default();
-    let Some(RefOr::T(content)) = response.content.get_mut("application/problem+json") else {
-        return;
-    };
-    if content.example.is_some() || !content.examples.is_empty() {
-        return;
-    }
-    for name in named.split(',').map(str::trim) {
-        let entry = codes::lookup(name).unwrap_or_else(|| panic!("{name} is not in the catalog"));
-        let status = StatusCode::from_u16(entry.status).expect("a catalog status is a status");
-        let problem = ApiError::new(status, entry.code, entry.meaning).problem();
-        let example = ExampleBuilder::new()
-            .summary(entry.meaning)
-            .value(Some(
-                serde_json::to_value(&problem).expect("a problem serializes"),
-            ))
-            .build();
-        content
-            .examples
-            .insert(entry.code.to_owned(), RefOr::T(example));
     }
 }

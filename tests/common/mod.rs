@@ -3,6 +3,7 @@
 #![allow(dead_code)] // each test binary uses a different part of this module
 
 pub mod contract;
+pub mod openapi;
 
 use std::sync::Arc;
 use std::time::Duration;
