@@ -371,7 +371,7 @@ impl IntoResponses for LiveLogStreamed {
                 .description(
                     "Server-Sent Events: one message per log entry after `Last-Event-ID` (or \
                      `after`), `id:` its seq and `data:` the entry as `/events` gives it to the \
-                     caller (no `event:` field), and a keep-alive comment every 15 s. Open until \
+                     caller, a `LogEntry` (no `event:` field), and a keep-alive comment every 15 s. Open until \
                      the client closes it; it ends when the game is cancelled or the server stops \
                      (resume with `Last-Event-ID`).",
                 )
@@ -401,7 +401,7 @@ impl IntoResponses for LogExported {
         let ndjson = ResponseBuilder::new()
             .description(
                 "The complete log, one entry a line: each line is the RFC 8785 canonical JSON of \
-                 the entry in the public log format, followed by a newline",
+                 the entry (a `LogEntry`, complete), followed by a newline",
             )
             .content(
                 NDJSON,

@@ -75,6 +75,38 @@ fn tag_of(object: &Object) -> String {
     }
 }
 
+/// Sets the description of `object`'s `property`, an inline schema.
+fn describe(object: &mut Object, property: &str, description: String) {
+    if let Some(RefOr::T(Schema::Object(inner))) = object.properties.get_mut(property) {
+        inner.description = Some(description);
+    }
+}
+
+/// Moves the description of a nullable property (`oneOf` a `$ref` and `null`, which utoipa
+/// describes on the `$ref`) up to the property, where documentation tools look for it.
+fn describe_nullable(schemas: &mut BTreeMap<String, RefOr<Schema>>) {
+    for schema in schemas.values_mut() {
+        let RefOr::T(Schema::Object(object)) = schema else {
+            continue;
+        };
+        for property in object.properties.values_mut() {
+            let RefOr::T(Schema::OneOf(union)) = property else {
+                continue;
+            };
+            if union.description.is_some() {
+                continue;
+            }
+            let described = union.items.iter_mut().find_map(|item| match item {
+                RefOr::Ref(reference) if !reference.description.is_empty() => {
+                    Some(std::mem::take(&mut reference.description))
+                }
+                _ => None,
+            });
+            union.description = described;
+        }
+    }
+}
+
 /// A `oneOf` of the named schemas, `(type, name)`, discriminated by `type`.
 fn discriminated(description: &str, named: &[(String, String)], example: Value) -> Schema {
     let reference = |name: &str| Ref::from_schema_name(name).ref_location;
@@ -97,6 +129,11 @@ fn name_moves(schemas: &mut BTreeMap<String, RefOr<Schema>>) {
     for (kind, mut object) in variants(Move::schema()) {
         let name = format!("{}Move", camel_case(&kind));
         object.examples = vec![move_example(&kind)];
+        describe(
+            &mut object,
+            DISCRIMINATOR,
+            format!("Which move: always `{kind}`"),
+        );
         schemas.insert(name.clone(), RefOr::T(Schema::Object(object)));
         named.push((kind, name));
     }
@@ -149,7 +186,12 @@ fn entry(tag: RefOr<Schema>, data: &str, description: Option<String>) -> Schema 
         .required("at")
         .property(DISCRIMINATOR, tag)
         .required(DISCRIMINATOR)
-        .property("data", Ref::from_schema_name(data))
+        .property("data", {
+            let mut data = Ref::from_schema_name(data);
+            data.description =
+                "The event's fields: hidden cards are null while the game runs".into();
+            data
+        })
         .required("data")
         .property(
             "salt",
@@ -194,6 +236,11 @@ fn name_log_entries(schemas: &mut BTreeMap<String, RefOr<Schema>>) {
             // Every field is always sent, `null` when absent or hidden: required, not optional.
             data.required = data.properties.keys().cloned().collect();
         }
+        describe(
+            &mut object,
+            DISCRIMINATOR,
+            format!("Which event: always `{kind}`"),
+        );
         let tag = object
             .properties
             .remove(DISCRIMINATOR)
@@ -246,4 +293,5 @@ pub fn name_unions(spec: &mut OpenApi) {
     name_moves(schemas);
     name_log_entries(schemas);
     type_events_page(schemas);
+    describe_nullable(schemas);
 }
