@@ -168,6 +168,7 @@ fn json<T: ToSchema>(description: &str, example: &str) -> ResponseBuilder {
 
 /// Real answers, as examples.
 const VIEW_EXAMPLE: &str = include_str!("../../openapi/examples/view.json");
+const PUBLIC_VIEW_EXAMPLE: &str = include_str!("../../openapi/examples/public_view.json");
 const CREATED_EXAMPLE: &str = include_str!("../../openapi/examples/created.json");
 const JOINED_EXAMPLE: &str = include_str!("../../openapi/examples/joined.json");
 const LOBBY_EXAMPLE: &str = include_str!("../../openapi/examples/lobby.json");
@@ -280,9 +281,12 @@ impl IntoResponses for PublicView {
         responses([
             (
                 200,
-                json::<View>("The public view; its ETag is its version", VIEW_EXAMPLE)
-                    .etag()
-                    .no_cache(),
+                json::<View>(
+                    "The public view; its ETag is its version",
+                    PUBLIC_VIEW_EXAMPLE,
+                )
+                .etag()
+                .no_cache(),
             ),
             (304, not_modified().no_cache()),
         ])

@@ -148,7 +148,7 @@ fn name_moves(schemas: &mut BTreeMap<String, RefOr<Schema>>) {
     schemas.insert(MOVE.to_owned(), RefOr::T(union));
 }
 
-/// A nullable lowercase hex string.
+/// A lowercase hex string, `null` too when `nullable`.
 fn hex(description: &str, nullable: bool) -> ObjectBuilder {
     let kind = if nullable {
         SchemaType::from_iter([Type::String, Type::Null])
