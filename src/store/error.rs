@@ -93,8 +93,10 @@ fn postgres_class(sqlstate: &str) -> Class {
         "23505" | "40001" | "40P01" => Class::Conflict,
         // lock_not_available: a row lock still held by another writer after lock_timeout
         "55P03" => Class::Busy,
-        // too_many_connections; invalid_catalog_name (the database was dropped under us)
-        "53300" | "3D000" => Class::Unavailable,
+        // too_many_connections; invalid_catalog_name (the database was dropped under us);
+        // object_not_in_prerequisite_state, which is what a new connection gets from a database
+        // that does not accept connections (ALLOW_CONNECTIONS false, during maintenance)
+        "53300" | "3D000" | "55000" => Class::Unavailable,
         // class 08: connection exception; class 57: operator intervention (admin_shutdown is what
         // a backend ended by pg_terminate_backend or a restart sends)
         s if s.starts_with("08") || s.starts_with("57") => Class::Unavailable,
@@ -151,7 +153,7 @@ mod tests {
             assert_eq!(postgres_class(sqlstate), Class::Conflict, "{sqlstate}");
         }
         assert_eq!(postgres_class("55P03"), Class::Busy);
-        for sqlstate in ["57014", "57P01", "08006", "53300", "3D000"] {
+        for sqlstate in ["57014", "57P01", "08006", "53300", "3D000", "55000"] {
             assert_eq!(postgres_class(sqlstate), Class::Unavailable, "{sqlstate}");
         }
         assert_eq!(postgres_class("42P01"), Class::Other);
