@@ -9,7 +9,6 @@ use actix_web::http::StatusCode;
 use actix_web::http::header::ContentType;
 use actix_web::{HttpResponse, get};
 use utoipa::ToSchema;
-use utoipa::openapi::example::ExampleBuilder;
 use utoipa::openapi::schema::Schema;
 use utoipa::openapi::{Components, RefOr, Response};
 
@@ -329,12 +328,7 @@ pub fn exemplify(response: &mut Response) {
         let entry = lookup(name).unwrap_or_else(|| panic!("{name} is not in the catalog"));
         let status = StatusCode::from_u16(entry.status).expect("a catalog status is a status");
         let problem = ApiError::new(status, entry.code, entry.meaning).problem();
-        let example = ExampleBuilder::new()
-            .summary(entry.meaning)
-            .value(Some(
-                serde_json::to_value(&problem).expect("a problem serializes"),
-            ))
-            .build();
+        let example = docs::problem_example(&problem);
         content
             .examples
             .insert(entry.code.to_owned(), RefOr::T(example));

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use utoipa::openapi::example::ExampleBuilder;
+use utoipa::openapi::example::{Example, ExampleBuilder};
 use utoipa::openapi::link::{Link, LinkBuilder};
 use utoipa::openapi::{
     ContentBuilder, Header, HeaderBuilder, Object, OpenApi, Ref, RefOr, Response, ResponseBuilder,
@@ -182,14 +182,20 @@ fn not_modified() -> ResponseBuilder {
         .etag()
 }
 
+/// The example of a problem response that answers `problem`, summed up by its detail.
+pub fn problem_example(problem: &Problem) -> Example {
+    ExampleBuilder::new()
+        .summary(problem.detail.clone())
+        .value(Some(
+            serde_json::to_value(problem).expect("a problem serializes"),
+        ))
+        .build()
+}
+
 /// A problem response: `description`, and `example` as its example, named by its code.
 fn problem(description: &str, example: ApiError) -> ResponseBuilder {
     let problem = example.problem();
-    let example = ExampleBuilder::new()
-        .summary(problem.detail.clone())
-        .value(Some(
-            serde_json::to_value(&problem).expect("a problem serializes"),
-        ));
+    let example = problem_example(&problem);
     ResponseBuilder::new().description(description).content(
         "application/problem+json",
         ContentBuilder::new()
