@@ -1,0 +1,180 @@
+"""A small Golf bot on the client that openapi-python-client generates from openapi/openapi.json.
+
+It takes a seat (in the game given by --game, or in one it creates, where --bot seats the server's
+bots in the other seats), plays every move it is offered by choosing one entry of `legal_moves`
+and sending it back unchanged, waits for the other seats on the game's stream, and prints the
+totals and winners once the game is finished. Generate the client first (see the README,
+"Writing a client"); `golf_api` is the generated package.
+"""
+
+import argparse
+import sys
+from uuid import UUID
+
+import httpx
+from golf_api import AuthenticatedClient, Client
+from golf_api.api.games import create_game, join_game, make_move, own_view
+from golf_api.models import (
+    BotKind,
+    CreateGameBody,
+    DiscardMove,
+    DrawMove,
+    FlipMove,
+    JoinBody,
+    Problem,
+    RevealMove,
+    Source,
+    Stage,
+    Status,
+    SwapMove,
+    View,
+)
+from golf_api.types import Response
+
+# How long one request, or one wait for the other seats' next move, may take before the bot
+# gives up: a generous bound, since other seats may be people.
+TIMEOUT_S = 120.0
+
+# A card taken from the discard pile must be swapped, so take it only when that saves this much.
+GOOD_GAIN = 4.0
+
+
+def card_value(code: str) -> int:
+    """The points a card scores on its own (RULES.md "Scoring")."""
+    rank = code[:-1]
+    if rank == "A":
+        return 1
+    if rank == "2":
+        return -2
+    if rank == "K":
+        return 0
+    if rank in ("J", "Q"):
+        return 10
+    return int(rank)
+
+
+def column_score(top: str | None, bottom: str | None) -> float:
+    """A column's points, counting a face-down card as an average card (about 5)."""
+    if top is not None and bottom is not None and top[:-1] == bottom[:-1]:
+        return 0.0
+    return sum(5.0 if card is None else card_value(card) for card in (top, bottom))
+
+
+def gain(grid: list[str | None], position: int, card: str) -> float:
+    """How many points placing `card` at `position` saves (negative when it costs)."""
+    column = (position % 3, position % 3 + 3)
+    after = list(grid)
+    after[position] = card
+    return column_score(*(grid[p] for p in column)) - column_score(*(after[p] for p in column))
+
+
+def best_swap(moves: list, grid: list[str | None], card: str) -> SwapMove:
+    swaps = [m for m in moves if isinstance(m, SwapMove)]
+    return max(swaps, key=lambda m: gain(grid, m.position, card))
+
+
+def choose(view: View) -> object:
+    """One entry of the view's `legal_moves`, as the server wrote it.
+
+    Reveal any two cards; take the discard when placing it saves points, else draw from the
+    stock; swap the drawn card where it saves the most, or discard it when it would save
+    nothing; flip the first face-down card when a flip is offered.
+    """
+    moves = view.legal_moves or []
+    grid = list(view.players[view.you].grid)
+    if view.stage == Stage.REVEAL:
+        return next(m for m in moves if isinstance(m, RevealMove))
+    if view.stage == Stage.DRAW:
+        draws = {m.source: m for m in moves if isinstance(m, DrawMove)}
+        top = view.discard_top
+        worth_taking = isinstance(top, str) and max(gain(grid, p, top) for p in range(6)) >= GOOD_GAIN
+        if worth_taking and Source.DISCARD in draws:
+            return draws[Source.DISCARD]
+        return draws[Source.STOCK]
+    if view.stage == Stage.PLACE:
+        card = view.drawn.card
+        swap = best_swap(moves, grid, card)
+        discard = next((m for m in moves if isinstance(m, DiscardMove)), None)
+        if discard is not None and gain(grid, swap.position, card) <= 0:
+            return discard
+        return swap
+    flips = [m for m in moves if isinstance(m, FlipMove)]
+    return flips[0] if flips else moves[0]
+
+
+def expect(response: Response, what: str):
+    """The parsed answer, or exit with the problem the server answered."""
+    parsed = response.parsed
+    if isinstance(parsed, Problem) or parsed is None:
+        detail = parsed.to_dict() if isinstance(parsed, Problem) else response.content.decode()
+        sys.exit(f"{what}: {int(response.status_code)} {detail}")
+    return parsed
+
+
+def wait_for_next_entry(seat: AuthenticatedClient, game: UUID, after: int) -> None:
+    """Blocks until the game's log has an entry past `after`, read from its live stream."""
+    http = seat.get_httpx_client()
+    with http.stream("GET", f"/v1/games/{game}/stream", params={"after": after}) as stream:
+        if stream.status_code != 200:
+            sys.exit(f"stream: {stream.status_code} {stream.read().decode()}")
+        for line in stream.iter_lines():
+            if line.startswith("data:"):
+                return
+
+
+def take_seat(args: argparse.Namespace) -> tuple[UUID, str]:
+    """Joins --game, or creates a game, joins it and seats --bot bots in the other seats."""
+    anonymous = Client(base_url=args.url, timeout=httpx.Timeout(TIMEOUT_S))
+    host = None
+    game = UUID(args.game) if args.game else None
+    if game is None:
+        body = CreateGameBody(seats=args.seats, holes=args.holes)
+        created = expect(create_game.sync_detailed(client=anonymous, body=body), "create")
+        game = created.id
+        host = AuthenticatedClient(base_url=args.url, token=created.host_token)
+        print(f"created game {game}", flush=True)
+    # The spec lets anyone join (its security is optional), but the generator asks for an
+    # AuthenticatedClient: without a token, the plain client is what the server wants.
+    joiner = host if host is not None else anonymous
+    joined = expect(join_game.sync_detailed(game, client=joiner, body=JoinBody(name=args.name)), "join")
+    print(f"{args.name} took seat {joined.seat}", flush=True)
+    if host is not None and args.bot:
+        for n in range(1, args.seats):
+            bot = JoinBody(name=f"{args.bot.capitalize()} bot {n}", bot=BotKind(args.bot))
+            expect(join_game.sync_detailed(game, client=host, body=bot), "seat a bot")
+    return game, joined.token
+
+
+def play(args: argparse.Namespace) -> View:
+    game, token = take_seat(args)
+    seat = AuthenticatedClient(base_url=args.url, token=token, timeout=httpx.Timeout(TIMEOUT_S))
+    view = expect(own_view.sync_detailed(game, client=seat), "view")
+    while view.status != Status.FINISHED:
+        if view.legal_moves:
+            move = choose(view)
+            view = expect(make_move.sync_detailed(game, client=seat, body=move), "move")
+        else:
+            wait_for_next_entry(seat, game, view.version)
+            view = expect(own_view.sync_detailed(game, client=seat), "view")
+    return view
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--url", default="http://127.0.0.1:8080", help="the server's base URL")
+    parser.add_argument("--game", help="the id of a game to join (default: create one)")
+    parser.add_argument("--name", default="Python bot", help="the name to play under")
+    parser.add_argument("--seats", type=int, default=2, help="seats of a created game")
+    parser.add_argument("--holes", type=int, default=1, help="holes of a created game")
+    parser.add_argument(
+        "--bot", choices=[k.value for k in BotKind], help="seat server bots in a created game's other seats"
+    )
+    args = parser.parse_args()
+    view = play(args)
+    for player in view.players:
+        print(f"seat {player.seat} {player.name}: total {player.total} (holes {player.hole_scores})")
+    print(f"game {view.id} finished; winners: {view.winners}")
+
+
+if __name__ == "__main__":
+    main()
