@@ -31,9 +31,9 @@ from golf_api.models import (
 )
 from golf_api.types import Response
 
-# How long one request, or one wait for the other seats' next move, may take before the bot
-# gives up: a generous bound, since other seats may be people.
-TIMEOUT_S = 120.0
+# How long the bot waits for the next bytes of an answer. A stream waiting for other seats (who
+# may be people) gets a keep-alive every 15 s, so only a server that stopped answering trips it.
+TIMEOUT_S = 60.0
 
 # A card taken from the discard pile must be swapped, so take it only when that saves this much.
 GOOD_GAIN = 4.0
