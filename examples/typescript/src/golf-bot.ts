@@ -1,0 +1,212 @@
+// A small Golf bot on types that openapi-typescript generates from openapi/openapi.json, calling
+// the API with openapi-fetch. It takes a seat (in the game given by --game, or in one it creates,
+// where --bot seats the server's bots in the other seats), plays every move it is offered by
+// choosing one entry of `legal_moves` and sending it back unchanged, waits for the other seats on
+// the game's stream, and prints the totals and winners once the game is finished. Generate the
+// types first (see the README, "Writing a client"): "golf-api" is the generated file.
+import { parseArgs } from "node:util";
+import createClient, { type Client } from "openapi-fetch";
+import type { components, paths } from "golf-api";
+
+type View = components["schemas"]["View"];
+type Move = components["schemas"]["Move"];
+type SwapMove = components["schemas"]["SwapMove"];
+type Grid = View["players"][number]["grid"];
+type Api = Client<paths>;
+
+// A card taken from the discard pile must be swapped, so take it only when that saves this much.
+const GOOD_GAIN = 4;
+
+/** The points a card scores on its own (RULES.md "Scoring"). */
+function cardValue(code: string): number {
+  const rank = code.slice(0, -1);
+  switch (rank) {
+    case "A":
+      return 1;
+    case "2":
+      return -2;
+    case "K":
+      return 0;
+    case "J":
+    case "Q":
+      return 10;
+    default:
+      return Number(rank);
+  }
+}
+
+/** A column's points, counting a face-down card as an average card (about 5). */
+function columnScore(top: string | null, bottom: string | null): number {
+  if (top !== null && bottom !== null && top.slice(0, -1) === bottom.slice(0, -1)) {
+    return 0;
+  }
+  return [top, bottom].reduce((sum, card) => sum + (card === null ? 5 : cardValue(card)), 0);
+}
+
+/** How many points placing `card` at `position` saves (negative when it costs). */
+function gain(grid: Grid, position: number, card: string): number {
+  const column = [position % 3, (position % 3) + 3] as const;
+  const after = grid.map((old, p) => (p === position ? card : old));
+  const at = (g: Grid, p: number) => g[p] ?? null;
+  const before = columnScore(at(grid, column[0]), at(grid, column[1]));
+  return before - columnScore(at(after, column[0]), at(after, column[1]));
+}
+
+/**
+ * One entry of the view's `legal_moves`, as the server wrote it.
+ *
+ * Reveal any two cards; take the discard when placing it saves points, else draw from the stock;
+ * swap the drawn card where it saves the most, or discard it when it would save nothing; flip the
+ * first face-down card when a flip is offered.
+ */
+function choose(view: View): Move {
+  const moves = view.legal_moves ?? [];
+  const grid = view.players.find((p) => p.seat === view.you)?.grid ?? [];
+  const first = <T extends Move["type"]>(type: T) =>
+    moves.find((m): m is Extract<Move, { type: T }> => m.type === type);
+  if (view.stage === "draw") {
+    const top = view.discard_top;
+    const worthTaking = typeof top === "string" && grid.some((_, p) => gain(grid, p, top) >= GOOD_GAIN);
+    const fromDiscard = moves.find((m) => m.type === "draw" && m.source === "discard");
+    const fromStock = moves.find((m) => m.type === "draw" && m.source === "stock");
+    return (worthTaking && fromDiscard) || fromStock || fromDiscard || moves[0]!;
+  }
+  if (view.stage === "place") {
+    const card = view.drawn?.card;
+    const swaps = moves.filter((m): m is SwapMove => m.type === "swap");
+    if (typeof card !== "string" || swaps.length === 0) {
+      return moves[0]!;
+    }
+    const best = swaps.reduce((a, b) => (gain(grid, b.position, card) > gain(grid, a.position, card) ? b : a));
+    const discard = first("discard");
+    return discard && gain(grid, best.position, card) <= 0 ? discard : best;
+  }
+  return first("reveal") ?? first("flip") ?? moves[0]!;
+}
+
+/** The answer's data, or exit with the problem the server answered. */
+function expect<T>(what: string, answer: { data?: T; error?: unknown; response: Response }): T {
+  if (answer.data === undefined) {
+    console.error(`${what}: ${answer.response.status} ${JSON.stringify(answer.error)}`);
+    process.exit(1);
+  }
+  return answer.data;
+}
+
+function client(url: string, token?: string): Api {
+  const headers: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
+  return createClient<paths>({ baseUrl: url, headers });
+}
+
+/** Resolves once the game's log has an entry past `after`, read from its live stream. */
+async function waitForNextEntry(seat: Api, id: string, after: number): Promise<void> {
+  const answer = await seat.GET("/v1/games/{id}/stream", {
+    params: { path: { id }, query: { after } },
+    parseAs: "stream",
+  });
+  const stream = expect("stream", answer);
+  if (stream === null) {
+    return;
+  }
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      text += decoder.decode(value, { stream: !done });
+      if (done || /^data:/m.test(text)) {
+        return;
+      }
+    }
+  } finally {
+    await reader.cancel();
+  }
+}
+
+interface Options {
+  url: string;
+  game?: string;
+  name: string;
+  seats: number;
+  holes: number;
+  bot?: components["schemas"]["BotKind"];
+}
+
+/** Joins --game, or creates a game, joins it and seats --bot bots in the other seats. */
+async function takeSeat(options: Options): Promise<{ id: string; token: string }> {
+  let id = options.game;
+  let host: Api | undefined;
+  if (id === undefined) {
+    const body = { seats: options.seats, holes: options.holes };
+    const created = expect("create", await client(options.url).POST("/v1/games", { body }));
+    id = created.id;
+    host = client(options.url, created.host_token);
+    console.log(`created game ${id}`);
+  }
+  const joiner = host ?? client(options.url);
+  const joined = expect(
+    "join",
+    await joiner.POST("/v1/games/{id}/players", { params: { path: { id } }, body: { name: options.name } }),
+  );
+  console.log(`${options.name} took seat ${joined.seat}`);
+  if (host && options.bot) {
+    for (let n = 1; n < options.seats; n++) {
+      const bot = { name: `${options.bot} bot ${n}`, bot: options.bot };
+      expect("seat a bot", await host.POST("/v1/games/{id}/players", { params: { path: { id } }, body: bot }));
+    }
+  }
+  if (!joined.token) {
+    console.error("join: the answer has no token");
+    process.exit(1);
+  }
+  return { id, token: joined.token };
+}
+
+async function play(options: Options): Promise<View> {
+  const { id, token } = await takeSeat(options);
+  const seat = client(options.url, token);
+  const path = { params: { path: { id } } };
+  let view = expect("view", await seat.GET("/v1/games/{id}/view", path));
+  while (view.status !== "finished") {
+    if (view.legal_moves && view.legal_moves.length > 0) {
+      view = expect("move", await seat.POST("/v1/games/{id}/moves", { ...path, body: choose(view) }));
+    } else {
+      await waitForNextEntry(seat, id, view.version);
+      view = expect("view", await seat.GET("/v1/games/{id}/view", path));
+    }
+  }
+  return view;
+}
+
+function parseOptions(): Options {
+  const { values } = parseArgs({
+    options: {
+      url: { type: "string", default: "http://127.0.0.1:8080" },
+      game: { type: "string" },
+      name: { type: "string", default: "TypeScript bot" },
+      seats: { type: "string", default: "2" },
+      holes: { type: "string", default: "1" },
+      bot: { type: "string" },
+    },
+  });
+  const bot = values.bot;
+  if (bot !== undefined && bot !== "random" && bot !== "greedy") {
+    console.error("--bot: random or greedy");
+    process.exit(2);
+  }
+  return {
+    url: values.url,
+    game: values.game,
+    name: values.name,
+    seats: Number(values.seats),
+    holes: Number(values.holes),
+    bot,
+  };
+}
+
+const view = await play(parseOptions());
+for (const player of view.players) {
+  console.log(`seat ${player.seat} ${player.name}: total ${player.total} (holes [${player.hole_scores.join(", ")}])`);
+}
+console.log(`game ${view.id} finished; winners: [${(view.winners ?? []).join(", ")}]`);
