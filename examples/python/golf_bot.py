@@ -9,6 +9,7 @@ totals and winners once the game is finished. Generate the client first (see the
 
 import argparse
 import sys
+import time
 from uuid import UUID
 
 import httpx
@@ -34,6 +35,11 @@ from golf_api.types import Response
 # How long the bot waits for the next bytes of an answer. A stream waiting for other seats (who
 # may be people) gets a keep-alive every 15 s, so only a server that stopped answering trips it.
 TIMEOUT_S = 60.0
+
+# Problems after which nothing was applied and the same move may go through a moment later (the
+# other seats' moves race ours at the initial reveal); given up after RETRIES in a row.
+RETRY_LATER = {"write_conflict", "database_busy", "unavailable"}
+RETRIES = 10
 
 # A card taken from the discard pile must be swapped, so take it only when that saves this much.
 GOOD_GAIN = 4.0
@@ -133,8 +139,8 @@ def take_seat(args: argparse.Namespace) -> tuple[UUID, str]:
         game = created.id
         host = AuthenticatedClient(base_url=args.url, token=created.host_token)
         print(f"created game {game}", flush=True)
-    # The spec lets anyone join (its security is optional), but the generator asks for an
-    # AuthenticatedClient: without a token, the plain client is what the server wants.
+    # The spec lets anyone join (its security lists `{}`), but openapi-python-client asks for an
+    # AuthenticatedClient anyway (its issue 1372): without a token, the plain client is right.
     joiner = host if host is not None else anonymous
     joined = expect(join_game.sync_detailed(game, client=joiner, body=JoinBody(name=args.name)), "join")
     print(f"{args.name} took seat {joined.seat}", flush=True)
@@ -149,10 +155,18 @@ def play(args: argparse.Namespace) -> View:
     game, token = take_seat(args)
     seat = AuthenticatedClient(base_url=args.url, token=token, timeout=httpx.Timeout(TIMEOUT_S))
     view = expect(own_view.sync_detailed(game, client=seat), "view")
+    retries = 0
     while view.status != Status.FINISHED:
         if view.legal_moves:
-            move = choose(view)
-            view = expect(make_move.sync_detailed(game, client=seat, body=move), "move")
+            answer = make_move.sync_detailed(game, client=seat, body=choose(view))
+            problem = answer.parsed
+            if isinstance(problem, Problem) and problem.code in RETRY_LATER and retries < RETRIES:
+                retries += 1
+                time.sleep(0.1 * retries)
+                view = expect(own_view.sync_detailed(game, client=seat), "view")
+                continue
+            retries = 0
+            view = expect(answer, "move")
         else:
             wait_for_next_entry(seat, game, view.version)
             view = expect(own_view.sync_detailed(game, client=seat), "view")

@@ -14,6 +14,11 @@ type SwapMove = components["schemas"]["SwapMove"];
 type Grid = View["players"][number]["grid"];
 type Api = Client<paths>;
 
+// Problems after which nothing was applied and the same move may go through a moment later (the
+// other seats' moves race ours at the initial reveal); given up after RETRIES in a row.
+const RETRY_LATER = ["write_conflict", "database_busy", "unavailable"];
+const RETRIES = 10;
+
 // A card taken from the discard pile must be swapped, so take it only when that saves this much.
 const GOOD_GAIN = 4;
 
@@ -168,9 +173,18 @@ async function play(options: Options): Promise<View> {
   const seat = client(options.url, token);
   const path = { params: { path: { id } } };
   let view = expect("view", await seat.GET("/v1/games/{id}/view", path));
+  let retries = 0;
   while (view.status !== "finished") {
     if (view.legal_moves && view.legal_moves.length > 0) {
-      view = expect("move", await seat.POST("/v1/games/{id}/moves", { ...path, body: choose(view) }));
+      const answer = await seat.POST("/v1/games/{id}/moves", { ...path, body: choose(view) });
+      if (answer.error && RETRY_LATER.includes(answer.error.code) && retries < RETRIES) {
+        retries += 1;
+        await new Promise((resolve) => setTimeout(resolve, 100 * retries));
+        view = expect("view", await seat.GET("/v1/games/{id}/view", path));
+        continue;
+      }
+      retries = 0;
+      view = expect("move", answer);
     } else {
       await waitForNextEntry(seat, id, view.version);
       view = expect("view", await seat.GET("/v1/games/{id}/view", path));
