@@ -46,7 +46,7 @@ GOOD_GAIN = 4.0
 
 
 def card_value(code: str) -> int:
-    """The points a card scores on its own (RULES.md "Scoring")."""
+    """The points a card scores on its own: Ace 1, Two -2, King 0, Jack and Queen 10, others face value."""
     rank = code[:-1]
     if rank == "A":
         return 1

@@ -22,7 +22,7 @@ const RETRIES = 10;
 // A card taken from the discard pile must be swapped, so take it only when that saves this much.
 const GOOD_GAIN = 4;
 
-/** The points a card scores on its own (RULES.md "Scoring"). */
+/** The points a card scores on its own: Ace 1, Two -2, King 0, Jack and Queen 10, others face value. */
 function cardValue(code: string): number {
   const rank = code.slice(0, -1);
   switch (rank) {
