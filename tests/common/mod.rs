@@ -3,7 +3,9 @@
 #![allow(dead_code)] // each test binary uses a different part of this module
 
 pub mod contract;
+pub mod load;
 pub mod openapi;
+pub mod process;
 
 use std::sync::Arc;
 use std::time::Duration;
