@@ -7,6 +7,7 @@ pub mod contract;
 pub mod load;
 pub mod openapi;
 pub mod process;
+pub mod sse;
 
 use std::sync::Arc;
 use std::time::Duration;
