@@ -111,6 +111,24 @@ async fn a_database_outage_is_503_at_once_and_the_service_recovers_by_itself() {
     let down = Instant::now();
     let acked_before = record.lock().unwrap().acked.len();
     let not_ready_after = wait_for_status(&app, "/readyz", 503).await;
+    // A stream opened now cannot read its game: it is refused at once, not left hanging.
+    let game = &games[GAMES - 1];
+    let path = format!("/v1/games/{}/stream", game.id);
+    let sent = Instant::now();
+    let refused = app
+        .send(
+            reqwest::Method::GET,
+            &path,
+            None,
+            Some(&game.seats[0].token),
+        )
+        .await;
+    let stream_refused_in = sent.elapsed();
+    assert!(
+        stream_refused_in <= ACQUIRE_TIMEOUT + MARGIN,
+        "{stream_refused_in:?}"
+    );
+    common::contract::problem(refused, 503, "unavailable").await;
     // The outage lasts until every stream has sent a keep-alive comment during it (they come
     // every 15 s), so that a stream left silent would be seen.
     let comments_before: Vec<usize> = followers
@@ -244,7 +262,7 @@ async fn a_database_outage_is_503_at_once_and_the_service_recovers_by_itself() {
         "database stopped (pg_ctl stop -m immediate, {:?}) after {acked_before} moves \
          acknowledged; /readyz 503 {not_ready_after:?} after; {} requests during the {:?} \
          outage, all 503 unavailable, the slowest in {slowest:?} (acquire timeout \
-         {ACQUIRE_TIMEOUT:?}); 0 hung of {} requests in all; streams: {comments} keep-alive \
+         {ACQUIRE_TIMEOUT:?}), a new stream refused 503 in {stream_refused_in:?}; 0 hung of {} requests in all; streams: {comments} keep-alive \
          comments, {ends} ends, nothing else but {streamed} entries in order; database started \
          again in {:?}, then /readyz 200 after {ready_after:?} and the first move after \
          {first_move_after:?}, with no restart; all {GAMES} games finished, {} moves \
