@@ -120,13 +120,20 @@ impl LiveLog {
                     Ok(None) => return LiveItem::Closed,
                     Ok(Some(entries)) if !entries.is_empty() => return LiveItem::Entries(entries),
                     Ok(Some(_)) => {}
-                    // A busy pool or a database away for a moment: the client's stream stays
-                    // open and the read is tried again shortly.
+                    // A busy pool or a database away for a while: the client's stream stays
+                    // open, the read is tried again shortly, and the keep-alives go on meanwhile,
+                    // or a proxy would take the silence for a dead stream.
                     Err(error) => {
                         tracing::warn!(game = %self.id, %error, "cannot read the live log");
-                        tokio::time::sleep(RETRY).await;
                         self.woken = true;
-                        continue;
+                        let retry = Instant::now() + RETRY;
+                        if retry < self.next_keep_alive {
+                            tokio::time::sleep_until(retry).await;
+                            continue;
+                        }
+                        tokio::time::sleep_until(self.next_keep_alive).await;
+                        self.next_keep_alive = Instant::now() + KEEP_ALIVE;
+                        return LiveItem::KeepAlive;
                     }
                 }
             }
@@ -236,5 +243,84 @@ impl LiveLog {
         self.dirty = self.last < record.version;
         self.finished = finished && !self.dirty;
         Ok(Some(shown))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use sqlx::{Connection, SqliteConnection};
+
+    use super::*;
+    use crate::engine::RulesInput;
+    use crate::metrics::Metrics;
+    use crate::service::{Answer, JoinRequest, NewGameRequest};
+    use crate::store::{self, PoolOptions};
+
+    /// Renames the `games` table of the SQLite file at `url`: every read of a game fails while
+    /// it is away.
+    async fn rename_games(url: &str, from: &str, to: &str) {
+        let mut connection = SqliteConnection::connect(url).await.unwrap();
+        sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+            "ALTER TABLE {from} RENAME TO {to}"
+        )))
+        .execute(&mut connection)
+        .await
+        .unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_stream_keeps_its_keep_alives_while_the_database_fails_and_then_goes_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("golf.db").display());
+        let options = PoolOptions {
+            acquire_timeout: Duration::from_secs(1),
+            ..PoolOptions::default()
+        };
+        let store = store::connect(&url, &options).await.unwrap();
+        let service = GameService::new(store, Metrics::new().games());
+        let request = NewGameRequest {
+            seats: 2,
+            holes: 1,
+            rules: RulesInput::default(),
+            private: false,
+            decks: None,
+        };
+        let Answer::Fresh(created) = service.create(request, None).await.unwrap() else {
+            panic!("a game created without a key is fresh");
+        };
+        let id = created.view.id;
+        let mut live = service.live_log(id, None, Ok(None)).await.unwrap();
+        assert!(matches!(live.next().await, LiveItem::Entries(entries) if entries.len() == 1));
+
+        rename_games(&url, "games", "games_away").await;
+        // Virtual time: the keep-alives of a long failure come at once. One may be late by the
+        // read that was failing when it fell due (up to the acquire timeout), never skipped.
+        tokio::time::pause();
+        let on_time = KEEP_ALIVE + options.acquire_timeout;
+        let mut last_beat = Instant::now();
+        for beat in 1..=4 {
+            let item = tokio::time::timeout(on_time + RETRY, live.next()).await;
+            assert!(
+                matches!(item, Ok(LiveItem::KeepAlive)),
+                "keep-alive {beat}: {item:?}"
+            );
+            let gap = last_beat.elapsed();
+            last_beat = Instant::now();
+            assert!(gap <= on_time, "keep-alive {beat} after {gap:?}");
+        }
+        tokio::time::resume();
+
+        rename_games(&url, "games_away", "games").await;
+        let join = JoinRequest {
+            name: "Ada".to_owned(),
+            client_seed: None,
+            bot: None,
+        };
+        service.join(id, None, Ok(join)).await.unwrap();
+        let item = tokio::time::timeout(KEEP_ALIVE / 2, live.next()).await;
+        assert!(
+            matches!(&item, Ok(LiveItem::Entries(entries)) if entries[0].0 == 2),
+            "the entry appended once the database is back: {item:?}"
+        );
     }
 }

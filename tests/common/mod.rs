@@ -2,8 +2,12 @@
 
 #![allow(dead_code)] // each test binary uses a different part of this module
 
+pub mod cluster;
 pub mod contract;
+pub mod load;
 pub mod openapi;
+pub mod process;
+pub mod sse;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -112,6 +116,17 @@ impl TestDatabase {
                     _dir: Some(dir),
                 }
             }
+        }
+    }
+
+    /// A database the test manages itself (on a throwaway cluster): dropping the value drops
+    /// nothing.
+    pub fn external(backend: Backend, url: String) -> Self {
+        TestDatabase {
+            backend,
+            url,
+            name: None,
+            _dir: None,
         }
     }
 
