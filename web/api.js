@@ -20,13 +20,15 @@ export async function call(method, path, { body, token, headers = {} } = {}) {
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const type = response.headers.get('Content-Type') || '';
+  // application/json and application/problem+json; not application/x-ndjson, which is text.
+  const json = /^application\/(problem\+)?json/.test(type);
   if (!response.ok && response.status !== 304) {
-    const problem = type.includes('json') ? await response.json() : { detail: await response.text() };
+    const problem = json ? await response.json() : { detail: await response.text() };
     throw new Problem(response.status, problem);
   }
   let parsed = null;
   if (response.status !== 204 && response.status !== 304) {
-    parsed = type.includes('json') ? await response.json() : await response.text();
+    parsed = json ? await response.json() : await response.text();
   }
   return { status: response.status, body: parsed, etag: response.headers.get('ETag') };
 }

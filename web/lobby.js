@@ -93,8 +93,8 @@ function createForm(navigate) {
     h('div', { class: 'row' }, field('Seats', seats), field('Bots', bots), field('Bot strategy', strategy)),
     h('div', { class: 'row' }, field('Holes', holes), field('Flip after discard', flip), field('Turn cap per hole', maxTurns)),
     h('div', { class: 'row' },
-      h('label', { class: 'check' }, finalTurns, ' Final turns after a grid is complete'),
-      h('label', { class: 'check' }, privateGame, ' Private (not listed in the lobby)')),
+      h('label', { class: 'checkbox' }, finalTurns, ' Final turns after a grid is complete'),
+      h('label', { class: 'checkbox' }, privateGame, ' Private (not listed in the lobby)')),
     submit);
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
@@ -112,7 +112,7 @@ function createForm(navigate) {
       await sitDown(game, name.value, clientSeed.value);
       for (let i = 1; i <= Number(bots.value); i += 1) {
         await call('POST', `/v1/games/${game}/players`, {
-          body: { name: `Bot ${i} (${strategy.value})`, bot: strategy.value },
+          body: { name: `Bot ${i}`, bot: strategy.value },
           token: created.body.host_token,
         });
       }
