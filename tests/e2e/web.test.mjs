@@ -53,14 +53,15 @@ async function openPage() {
   return { page, context, errors };
 }
 
-async function api(method, path, { body, token } = {}) {
+async function api(method, path, { body, token, expect } = {}) {
   const headers = {};
   if (body) headers['content-type'] = 'application/json';
   if (token) headers.authorization = `Bearer ${token}`;
   const response = await fetch(BASE + path, { method, headers, body: body && JSON.stringify(body) });
   const text = await response.text();
-  assert.ok(response.ok, `${method} ${path}: ${response.status} ${text}`);
-  return (response.headers.get('content-type') || '').startsWith('application/json') ? JSON.parse(text) : text;
+  if (expect) assert.equal(response.status, expect, `${method} ${path}: ${text}`);
+  else assert.ok(response.ok, `${method} ${path}: ${response.status} ${text}`);
+  return /^application\/(problem\+)?json/.test(response.headers.get('content-type') || '') ? JSON.parse(text) : text;
 }
 
 // A finished game played by bots alone, as the export of the server.
@@ -81,9 +82,9 @@ test('a player creates a game against three bots, plays a whole hole by clicking
   const name = 'Ada <b>&amp;</b>';
   await page.getByLabel('Your name').fill(name);
   await page.getByLabel('Your client seed').fill('dice: 4 1 6 6 2 3');
-  await page.getByLabel('Seats').selectOption('4');
+  await page.locator('select[name="seats"]').selectOption('4');
   await page.locator('select[name="bots"]').selectOption('3');
-  await page.getByLabel('Holes').fill('1');
+  await page.locator('input[name="holes"]').fill('1');
   await page.screenshot({ path: join(OUT, 'lobby.png'), fullPage: true });
   await page.getByRole('button', { name: 'Create and sit down' }).click();
   await page.waitForURL(/#\/game\//);
@@ -93,10 +94,13 @@ test('a player creates a game against three bots, plays a whole hole by clicking
 
   const myGrid = page.getByTestId('my-grid');
   await myGrid.waitFor();
-  // The initial reveal: choose two positions, then the pair is the move.
-  await myGrid.locator('button.card').first().click();
+  // The initial reveal, with the keyboard alone: choose a position, then its pair is the move.
+  await myGrid.locator('button.card').first().focus();
+  await page.keyboard.press('Enter');
+  await myGrid.locator('button.card.selected').waitFor();
+  await page.keyboard.press('Tab');
   const revealed = page.waitForResponse((response) => response.url().endsWith('/moves'));
-  await myGrid.locator('button.card:not(.selected)').first().click();
+  await page.keyboard.press('Enter');
   assert.equal((await revealed).status(), 200);
 
   let screenshots = false;
@@ -215,4 +219,65 @@ test('exports opened from disk: the genuine one checks, tampered ones fail at th
   await page.screenshot({ path: join(OUT, 'check-tampered.png'), fullPage: true });
   await context.close();
   assert.deepEqual(errors, []);
+});
+
+test('an invited player joins through the link, and the host\'s table follows live without polling', async () => {
+  const host = await openPage();
+  const requests = [];
+  host.page.on('request', (request) => requests.push({ url: request.url(), headers: request.headers() }));
+  await host.page.goto(`${BASE}/`);
+  await host.page.getByLabel('Your name').fill('Host');
+  await host.page.locator('select[name="seats"]').selectOption('2');
+  await host.page.locator('select[name="bots"]').selectOption('0');
+  await host.page.locator('input[name="holes"]').fill('1');
+  await host.page.getByRole('button', { name: 'Create and sit down' }).click();
+  const invitation = host.page.getByTestId('invitation');
+  await invitation.waitFor();
+  const link = await invitation.inputValue();
+  const game = decodeURIComponent(new URL(host.page.url()).hash.split('/')[2]);
+  assert.equal(link, `${BASE}/#/game/${game}`, 'the link names the game and nothing else');
+  const seat = await host.page.evaluate((id) => JSON.parse(localStorage.getItem(`golf.seat.${id}`)), game);
+  assert.equal(requests.filter((request) => request.url.includes(seat.token)).length, 0, 'no token in a URL');
+
+  // The guest is another origin (localhost), so another localStorage: another person.
+  const guest = await openPage();
+  await guest.page.goto(link.replace('127.0.0.1', 'localhost'));
+  await guest.page.getByRole('heading', { name: /Join game/ }).waitFor();
+  await guest.page.getByLabel('Your name').fill('   ');
+  await guest.page.getByRole('button', { name: 'Take a seat' }).click();
+  await guest.page.waitForFunction(() => document.getElementById('message').textContent.includes('name'));
+  const detail = await guest.page.locator('#message').textContent();
+  const refused = await api('POST', `/v1/games/${game}/players`, { body: { name: '   ' }, expect: 422 });
+  assert.equal(detail, refused.detail, 'a problem is shown by its detail');
+  await guest.page.getByLabel('Your name').fill('Guest <i>');
+  await guest.page.getByLabel('Your client seed').fill('guest seed');
+  await guest.page.getByRole('button', { name: 'Take a seat' }).click();
+  await guest.page.getByTestId('my-grid').waitFor();
+
+  // The host's page learns it from the stream alone.
+  const viewsBefore = requests.filter((request) => request.url.endsWith('/view')).length;
+  await host.page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.textContent.includes('Turn two of your cards'));
+  const streams = requests.filter((request) => request.url.endsWith(`/v1/games/${game}/stream`));
+  assert.ok(streams.length >= 1, 'the host follows the stream');
+  assert.equal(streams[0].headers.authorization, `Bearer ${seat.token}`, 'the token travels in the header');
+  assert.equal(await host.page.locator('[data-seat="1"] .name').textContent(), 'Guest <i>');
+
+  const guestGrid = guest.page.getByTestId('my-grid');
+  await guestGrid.locator('button.card').nth(1).click();
+  await guestGrid.locator('button.card').nth(4).click();
+  await host.page.waitForFunction(() => document.querySelectorAll('[data-testid="grid-1"] .card:not(.back)').length === 2);
+  const view = await api('GET', `/v1/games/${game}/view`, { token: seat.token });
+  const shown = await host.page.locator('[data-testid="grid-1"] .card').evaluateAll((cards) => cards.map((card) => card.dataset.card || null));
+  assert.deepEqual(shown, view.players[1].grid, 'the host sees what the API shows the host');
+
+  // Idle, the page asks nothing: it waits on the stream.
+  const views = requests.filter((request) => request.url.endsWith('/view')).length;
+  await host.page.waitForTimeout(1500);
+  assert.equal(requests.filter((request) => request.url.endsWith('/view')).length, views, 'no polling');
+  assert.ok(views - viewsBefore <= 3, `one view fetch per change (${views - viewsBefore})`);
+
+  await host.context.close();
+  await guest.context.close();
+  assert.deepEqual(host.errors, []);
+  assert.deepEqual(guest.errors.filter((error) => !error.includes('status of 422')), []);
 });
