@@ -13,6 +13,8 @@ const TWO_64 = 1n << 64n;
 const RANKS = ['A', '2', '3', '4', '5', '6', '7', '8', '9', '10', 'J', 'Q', 'K'];
 const CANONICAL_DECK = [...'SHDC'].flatMap((suit) => RANKS.map((rank) => rank + suit));
 const ENTRY_KEYS = 'at,data,hash,salt,seq,type';
+// The checks that follow the table entry by entry.
+const FOLLOWED = ['deals', 'reshuffles', 'cards', 'scores', 'winners'];
 
 export const CHECKS = [
   'format', 'complete', 'hash chain', 'salts', 'commitment', 'effective seed',
@@ -292,6 +294,8 @@ class Table {
       steps.push(this.snapshot(entry));
     }
     if (!this.seed) this.report.skip('deals', 'reshuffles');
+    // Past its first finding the table follows the log's word, so what it would say is not a check.
+    if (this.broken) this.report.skip(...FOLLOWED.filter((check) => !this.report.failed(check)));
     return steps;
   }
 
@@ -362,10 +366,10 @@ class Table {
         break;
       case 'game_ended': {
         const totals = this.players.map((player) => player.total);
-        expect('winners', same(totals, data.totals), `the totals are ${JSON.stringify(totals)}, not ${JSON.stringify(data.totals)}`);
+        expect('winners', same(totals, data.totals), `the totals are ${JSON.stringify(totals)}, the log says ${JSON.stringify(data.totals)}`);
         const low = Math.min(...totals);
         const winners = totals.flatMap((total, seat) => (total === low ? [seat] : []));
-        expect('winners', same(winners, data.winners), `the winners are ${JSON.stringify(winners)}, not ${JSON.stringify(data.winners)}`);
+        expect('winners', same(winners, data.winners), `the winners are ${JSON.stringify(winners)}, the log says ${JSON.stringify(data.winners)}`);
         this.winners = data.winners;
         break;
       }
@@ -428,7 +432,7 @@ class Table {
       expect('scores', complete, 'no grid is complete');
     }
     const computed = grids.map(gridScore);
-    expect('scores', same(computed, scores), `the scores are ${JSON.stringify(computed)}, not ${JSON.stringify(scores)}`);
+    expect('scores', same(computed, scores), `the rules score ${JSON.stringify(computed)}, the log says ${JSON.stringify(scores)}`);
     this.players.forEach((player, seat) => {
       player.grid = grids[seat].map((card) => ({ card, up: true }));
       player.scores.push(scores[seat]);

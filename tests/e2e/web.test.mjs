@@ -76,10 +76,14 @@ async function botGame(seats, holes) {
 let playedGame = null;
 
 test('a player creates a game against three bots, plays a whole hole by clicking, and sees the API\'s scores', async () => {
+  const waiting = await api('POST', '/v1/games', { body: { seats: 3, holes: 9, rules: { final_turns: true } } });
+  await api('POST', `/v1/games/${waiting.id}/players`, { body: { name: 'Bea' } });
   const { page, context, errors } = await openPage();
   await page.goto(`${BASE}/`);
   await page.getByRole('heading', { name: 'New game' }).waitFor();
-  const name = 'Ada <b>&amp;</b>';
+  const listed = page.locator(`[data-game="${waiting.id}"]`);
+  assert.match(await listed.textContent(), /1 of 3 seats taken.*Players: Bea/);
+  const name = 'Adà <b>&amp;</b> 🏌';
   await page.getByLabel('Your name').fill(name);
   await page.getByLabel('Your client seed').fill('dice: 4 1 6 6 2 3');
   await page.locator('select[name="seats"]').selectOption('4');
