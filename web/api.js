@@ -49,6 +49,11 @@ export function keepSeat(game, seat) {
   localStorage.setItem(SEAT + game, JSON.stringify(seat));
 }
 
+// Forgets a seat whose token the server no longer takes (e.g. another server's database).
+export function forgetSeat(game) {
+  localStorage.removeItem(SEAT + game);
+}
+
 export function hostTokenOf(game) {
   return localStorage.getItem(HOST + game);
 }

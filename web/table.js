@@ -2,7 +2,7 @@
 // moves as the only things to click, the scores, and live updates from the game's stream (read
 // with fetch and the Authorization header; each entry re-fetches the view with If-None-Match).
 
-import { call, follow, hostTokenOf, seatOf } from './api.js';
+import { call, follow, forgetSeat, hostTokenOf, seatOf } from './api.js';
 import { cardElement, cardName, gridElement } from './cards.js';
 import { h, replace, say } from './dom.js';
 import { rulesText, sitDown } from './lobby.js';
@@ -48,10 +48,18 @@ class Table {
       this.view = body;
       this.etag = null;
     } else {
-      await this.refresh();
+      try {
+        await this.refresh();
+      } catch (error) {
+        if (error.status !== 401) throw error;
+        forgetSeat(this.game);
+        say(`This browser's seat in game ${this.game.slice(0, 8)} is no longer valid: ${error.message}`, 'warning');
+        await this.start();
+        return;
+      }
     }
     this.render();
-    this.follow();
+    if (this.view.status !== 'finished') this.follow();
   }
 
   showJoin(view) {
@@ -117,9 +125,13 @@ class Table {
 
   follow() {
     const held = this.seat;
+    // The stream of a finished game has nothing more to say: it is closed at its last entry.
+    this.stopFollowing = new AbortController();
+    this.signal.addEventListener('abort', () => this.stopFollowing.abort());
     follow(this.game, held && held.token, (entry) => {
       if (entry.seq > (this.view ? this.view.version : 0)) this.refreshSoon();
-    }, this.signal, (error) => say(`The live updates stopped for a moment: ${error.message}`, 'warning'));
+      if (entry.type === 'game_ended') this.stopFollowing.abort();
+    }, this.stopFollowing.signal, (error) => say(`The live updates stopped for a moment: ${error.message}`, 'warning'));
   }
 
   async play(move) {

@@ -89,6 +89,7 @@ test('a player creates a game against three bots, plays a whole hole by clicking
   await page.locator('select[name="seats"]').selectOption('4');
   await page.locator('select[name="bots"]').selectOption('3');
   await page.locator('input[name="holes"]').fill('1');
+  await page.getByLabel('Flip after discard').selectOption('optional');
   await page.screenshot({ path: join(OUT, 'lobby.png'), fullPage: true });
   await page.getByRole('button', { name: 'Create and sit down' }).click();
   await page.waitForURL(/#\/game\//);
@@ -122,14 +123,22 @@ test('a player creates a game against three bots, plays a whole hole by clicking
       await page.setViewportSize({ width: 1280, height: 900 });
       screenshots = true;
     }
-    // Only legal moves are buttons: draw from the stock, then place the card on a face-down one
-    // (or any position once none is left), which ends the hole within four turns.
+    // Only legal moves are buttons. Draw from the stock; on the first turn discard it and pass,
+    // on the second discard it and flip a face-down card, then place each card on a face-down
+    // one (or anywhere once none is left), which ends the hole within a few turns.
     await page.getByRole('button', { name: 'Draw from the stock' }).click();
-    const place = myGrid.locator('button.card.back').or(myGrid.locator('button.card')).first();
-    await place.waitFor();
-    const placed = page.waitForResponse((response) => response.url().endsWith('/moves'));
-    await place.click();
-    assert.equal((await placed).status(), 200);
+    if (turn < 2) {
+      await page.getByRole('button', { name: 'Discard the drawn card' }).click();
+      await page.getByRole('button', { name: 'Pass (do not flip)' }).waitFor();
+    }
+    const last = page.waitForResponse((response) => response.url().endsWith('/moves'));
+    if (turn === 0) {
+      await page.getByRole('button', { name: 'Pass (do not flip)' }).click();
+    } else {
+      const place = myGrid.locator('button.card.back').or(myGrid.locator('button.card')).first();
+      await place.click();
+    }
+    assert.equal((await last).status(), 200);
   }
   await page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.textContent.includes('Game over'));
   assert.ok(screenshots, 'the table was screenshot mid-game');
