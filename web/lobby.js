@@ -87,7 +87,7 @@ function createForm(navigate) {
   seats.addEventListener('change', fillBots);
   fillBots();
   const submit = h('button', { type: 'submit' }, 'Create and sit down');
-  const form = h('form', { class: 'create', novalidate: null },
+  const form = h('form', { class: 'create' },
     field('Your name', name),
     field('Your client seed', clientSeed, 'optional: your own entropy for the deals'),
     h('div', { class: 'row' }, field('Seats', seats), field('Bots', bots), field('Bot strategy', strategy)),

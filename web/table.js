@@ -195,8 +195,8 @@ class Table {
     }
     let turn;
     if (view.stage === 'reveal') {
-      const you_ = view.players.find((p) => p.seat === you);
-      turn = you_ && you_.revealed_count < 2 ? 'Turn two of your cards face up.' : 'Waiting for the others to turn two cards face up.';
+      const me = view.players.find((p) => p.seat === you);
+      turn = me && me.revealed_count < 2 ? 'Turn two of your cards face up.' : 'Waiting for the others to turn two cards face up.';
     } else if (view.current_seat === you) {
       turn = `Your turn: ${STAGES[view.stage]}.`;
     } else if (view.current_seat !== null) {
@@ -214,10 +214,17 @@ class Table {
     return h('section', { class: 'panel' },
       h('p', {}, 'Invite players with this link (it names the game only, never a seat):'),
       h('div', { class: 'inline' }, input,
-        h('button', { type: 'button', class: 'secondary', onclick: () => navigator.clipboard.writeText(link).then(() => say('Link copied.', 'info'), () => input.select()) }, 'Copy')),
+        h('button', { type: 'button', class: 'secondary', onclick: () => this.copy(link, input) }, 'Copy')),
       host && h('div', { class: 'inline' },
         h('button', { type: 'button', class: 'secondary', onclick: () => this.seatBot(host) }, 'Seat a greedy bot'),
         h('button', { type: 'button', class: 'secondary', onclick: () => this.cancel(host) }, 'Cancel the game')));
+  }
+
+  // The clipboard exists only in secure contexts (https, or this machine): elsewhere the link is
+  // selected for the player to copy.
+  copy(link, input) {
+    input.select();
+    if (navigator.clipboard) navigator.clipboard.writeText(link).then(() => say('Link copied.', 'info'), () => {});
   }
 
   async seatBot(host) {

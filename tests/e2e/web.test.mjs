@@ -120,6 +120,8 @@ test('a player creates a game against three bots, plays a whole hole by clicking
       await page.screenshot({ path: join(OUT, 'table-desktop.png'), fullPage: true });
       await page.setViewportSize({ width: 390, height: 844 });
       await page.screenshot({ path: join(OUT, 'table-phone.png'), fullPage: true });
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(width <= 390, `the table fits a phone's width (${width} px)`);
       await page.setViewportSize({ width: 1280, height: 900 });
       screenshots = true;
     }
