@@ -6,6 +6,7 @@ COPY Cargo.toml Cargo.lock ./
 COPY src ./src
 COPY migrations ./migrations
 COPY openapi ./openapi
+COPY web ./web
 RUN cargo build --release --locked --bin golf-server
 
 FROM debian:bookworm-slim

@@ -337,7 +337,7 @@ async fn unknown_games_entries_and_routes_are_404_not_found(backend: Backend) {
         (Method::GET, "/v1/game"),
         (Method::GET, "/v1/games/{id}/scores"),
         (Method::POST, "/v1/games/{id}/undo"),
-        (Method::GET, "/"),
+        (Method::GET, "/index.html"),
     ] {
         let path = path.replace("{id}", &id);
         let response = app.send(method, &path, None, None).await;

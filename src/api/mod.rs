@@ -11,7 +11,8 @@
 //! - [`problem`]: the one place where failures become problem+json;
 //! - [`docs`]: the shared responses and examples of the OpenAPI document;
 //! - [`codes`]: the catalog of problem codes, and its page `/problems`;
-//! - [`schemas`]: the named schemas of moves and log entries.
+//! - [`schemas`]: the named schemas of moves and log entries;
+//! - [`webapp`]: the web client at `/` (not part of the API or its document).
 
 pub mod audit;
 pub mod codes;
@@ -26,6 +27,7 @@ pub mod players;
 pub mod problem;
 pub mod schemas;
 pub mod stream;
+pub mod webapp;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ResourceDef, ServiceRequest, ServiceResponse};
@@ -105,6 +107,7 @@ pub fn configure(config: &mut web::ServiceConfig, spec: &utoipa::openapi::OpenAp
     routes(&mut ServiceConfig::new(config));
     configure_extractors(config);
     serve_docs(config, spec.clone());
+    webapp::configure(config);
     config.default_service(web::to(no_route));
 }
 
@@ -175,7 +178,8 @@ fn serve_docs(config: &mut web::ServiceConfig, spec: utoipa::openapi::OpenApi) {
 pub struct RouteTable(Vec<(ResourceDef, Vec<&'static str>)>);
 
 impl RouteTable {
-    /// The routes of `spec` (whose path templates are also actix patterns), and of [`serve_docs`].
+    /// The routes of `spec` (whose path templates are also actix patterns), of [`serve_docs`]
+    /// and of the web client.
     pub fn new(spec: &utoipa::openapi::OpenApi) -> Self {
         let documented = spec.paths.paths.iter().map(|(path, item)| {
             let methods = [
@@ -191,8 +195,14 @@ impl RouteTable {
             .collect();
             (ResourceDef::new(path.as_str()), methods)
         });
-        let docs = [SPEC_PATH, DOCS_PATH, DOCS_PAGES]
-            .map(|path| (ResourceDef::new(path), vec!["GET", "HEAD"]));
+        let docs = [
+            SPEC_PATH,
+            DOCS_PATH,
+            DOCS_PAGES,
+            webapp::INDEX_PATH,
+            webapp::ASSETS_PATH,
+        ]
+        .map(|path| (ResourceDef::new(path), vec!["GET", "HEAD"]));
         RouteTable(documented.chain(docs).collect())
     }
 

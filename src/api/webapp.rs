@@ -1,0 +1,85 @@
+//! The web client: the page at `/` and its assets under `/web/`, embedded in the binary at build
+//! time from the `web/` folder, so the service needs no other files and no outside network.
+//!
+//! Every answer carries `Content-Security-Policy: default-src 'self'` (no inline script or style,
+//! nothing from elsewhere) and `X-Content-Type-Options: nosniff`. These routes are not part of the
+//! API and stay out of the OpenAPI document.
+
+use actix_web::HttpResponse;
+use actix_web::http::header;
+use actix_web::web::{self, Path};
+
+use crate::api::problem::ApiError;
+
+/// The page of the client.
+pub const INDEX_PATH: &str = "/";
+/// Its assets, by file name.
+pub const ASSETS_PATH: &str = "/web/{name}";
+
+/// One embedded file.
+struct Asset {
+    name: &'static str,
+    content_type: &'static str,
+    body: &'static [u8],
+}
+
+macro_rules! asset {
+    ($name:literal, $content_type:expr) => {
+        Asset {
+            name: $name,
+            content_type: $content_type,
+            body: include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/web/", $name)),
+        }
+    };
+}
+
+const JAVASCRIPT: &str = "text/javascript; charset=utf-8";
+
+/// The files of `web/` that the client is made of.
+const ASSETS: &[Asset] = &[
+    asset!("index.html", "text/html; charset=utf-8"),
+    asset!("app.css", "text/css; charset=utf-8"),
+    asset!("favicon.svg", "image/svg+xml"),
+    asset!("app.js", JAVASCRIPT),
+    asset!("api.js", JAVASCRIPT),
+    asset!("dom.js", JAVASCRIPT),
+    asset!("lobby.js", JAVASCRIPT),
+    asset!("table.js", JAVASCRIPT),
+    asset!("cards.js", JAVASCRIPT),
+    asset!("replay.js", JAVASCRIPT),
+    asset!("audit.js", JAVASCRIPT),
+    asset!("jcs.js", JAVASCRIPT),
+];
+
+/// Registers `/` and `/web/{name}`.
+pub fn configure(config: &mut web::ServiceConfig) {
+    config
+        .route(INDEX_PATH, web::get().to(index))
+        .route(ASSETS_PATH, web::get().to(asset));
+}
+
+async fn index() -> HttpResponse {
+    serve(find("index.html").expect("index.html is embedded"))
+}
+
+async fn asset(name: Path<String>) -> Result<HttpResponse, ApiError> {
+    find(&name)
+        .map(serve)
+        .ok_or_else(|| ApiError::not_found(format!("The web client has no file {name}.")))
+}
+
+fn find(name: &str) -> Option<&'static Asset> {
+    ASSETS.iter().find(|asset| asset.name == name)
+}
+
+fn serve(asset: &'static Asset) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type(asset.content_type)
+        .insert_header((header::CONTENT_SECURITY_POLICY, "default-src 'self'"))
+        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        // The files change with the binary: a browser asks again (and gets them from the
+        // binary it now talks to) rather than mix an old script with a new API.
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .insert_header((header::REFERRER_POLICY, "no-referrer"))
+        .body(asset.body)
+}

@@ -1,0 +1,60 @@
+// Cards: their points and a grid's score (RULES.md "Scoring", as src/engine/score.rs computes
+// them), and how a card is drawn on the page.
+
+import { h } from './dom.js';
+
+const SUITS = { S: '♠', H: '♥', D: '♦', C: '♣' };
+const SUIT_NAMES = { S: 'spades', H: 'hearts', D: 'diamonds', C: 'clubs' };
+const RANK_NAMES = { A: 'ace', J: 'jack', Q: 'queen', K: 'king' };
+
+const rankOf = (code) => code.slice(0, -1);
+const suitOf = (code) => code.slice(-1);
+
+// Ace 1, Two −2, 3 to 10 face value, Jack and Queen 10, King 0.
+export function cardPoints(code) {
+  const rank = rankOf(code);
+  if (rank === 'A') return 1;
+  if (rank === '2') return -2;
+  if (rank === 'J' || rank === 'Q') return 10;
+  if (rank === 'K') return 0;
+  return Number(rank);
+}
+
+// Columns (0,3), (1,4), (2,5): a pair of the same rank scores 0, else the sum.
+export function gridScore(grid) {
+  let score = 0;
+  for (let column = 0; column < 3; column += 1) {
+    const [top, bottom] = [grid[column], grid[column + 3]];
+    score += rankOf(top) === rankOf(bottom) ? 0 : cardPoints(top) + cardPoints(bottom);
+  }
+  return score;
+}
+
+export function cardName(code) {
+  if (!code) return 'a face-down card';
+  const rank = rankOf(code);
+  return `${RANK_NAMES[rank] || rank} of ${SUIT_NAMES[suitOf(code)]}`;
+}
+
+// The face of a card (`code`), or its back (null). `faceDown` marks a card known to the viewer
+// (a replay) that lies face down on the table. `action` makes it a button.
+export function cardElement(code, { faceDown = false, action = null, label = null, selected = false } = {}) {
+  const classes = ['card'];
+  if (!code) classes.push('back');
+  else if ('HD'.includes(suitOf(code))) classes.push('red');
+  if (faceDown) classes.push('face-down');
+  if (action) classes.push('playable');
+  if (selected) classes.push('selected');
+  const face = code
+    ? [h('span', { class: 'rank' }, rankOf(code)), h('span', { class: 'suit' }, SUITS[suitOf(code)])]
+    : [];
+  const name = label || (faceDown ? `${cardName(code)}, face down` : cardName(code));
+  const attributes = { class: classes.join(' '), 'aria-label': name, title: name, 'data-card': code || '' };
+  if (action) return h('button', { ...attributes, type: 'button', onclick: action }, face);
+  return h('div', { ...attributes, role: 'img' }, face);
+}
+
+// A 2×3 grid of cards; `cell(position)` gives each card's element.
+export function gridElement(cell, extra = {}) {
+  return h('div', { class: 'grid', ...extra }, [0, 1, 2, 3, 4, 5].map(cell));
+}
