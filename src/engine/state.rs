@@ -156,6 +156,11 @@ pub struct State {
     pub current_seat: Option<Seat>,
     /// When `current_seat` got the turn.
     pub turn_started_at: Option<Timestamp>,
+    /// When the initial reveal of the current hole began (the deal), while it lasts: the turn
+    /// timeout of the seats still to reveal runs from it.
+    // Absent from projections stored before turn timeouts existed, whose games have none.
+    #[serde(default)]
+    pub reveal_started_at: Option<Timestamp>,
     /// The stock, top card last.
     pub stock: Vec<Card>,
     /// The discard pile, top card last.
