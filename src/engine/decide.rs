@@ -7,8 +7,8 @@ use uuid::Uuid;
 
 use super::bots::BotKind;
 use super::cards::Card;
-use super::error::RuleError;
 use super::deadline::overdue_seats;
+use super::error::RuleError;
 use super::event::{Event, TakeoverReason};
 use super::inputs::{ClientSeed, PlayerName};
 use super::legal::{check_turn, check_values};

@@ -47,7 +47,9 @@ pub enum RuleError {
     #[error("Seat {0} has already revealed its two cards: wait for the others.")]
     AlreadyRevealed(Seat),
     /// A move or a leave by a seat that a bot took over.
-    #[error("A bot plays seat {0} now: it took the seat, which takes no more moves from you.")]
+    #[error(
+        "A bot plays seat {0} for the rest of the game: the seat takes no more moves, and cannot be left again."
+    )]
     SeatTakenByBot(Seat),
     /// A turn timeout claimed for a seat the game is not waiting for, or before its deadline.
     #[error("Seat {0} has not run out of time.")]
