@@ -308,6 +308,12 @@ where
         update: GameUpdate,
         idem: Option<MoveIdempotency>,
     ) -> Result<Vec<Entry>, StoreError> {
+        // In the one text form whose order is its time order, as SQLite compares it.
+        let deadline_at = update
+            .deadline_at
+            .as_deref()
+            .map(normalize_created_at)
+            .transpose()?;
         let mut tx = DB::begin_write(&self.pool).await?;
         let row: Option<HeadRow> = sqlx::query_as(DB::STATEMENTS.lock_head)
             .bind(game_id)
@@ -329,7 +335,7 @@ where
             .bind(&update.status)
             .bind(Json(&update.projection))
             .bind(i32::from(update.new_seat.is_some()))
-            .bind(update.deadline_at.clone())
+            .bind(deadline_at)
             .execute(&mut *tx)
             .await?;
         for snapshot in &update.snapshots {
