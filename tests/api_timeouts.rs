@@ -226,6 +226,19 @@ async fn a_player_who_leaves_hands_the_seat_to_the_bot(backend: Backend) {
     );
     let export = assert_export_verifies(&app, &id).await;
     assert!(export.contains("\"bot_took_seat\""));
+    // `golf-server verify` re-decides the leave like any command.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("game.ndjson");
+    std::fs::write(&file, &export).unwrap();
+    let verified = std::process::Command::new(env!("CARGO_BIN_EXE_golf-server"))
+        .arg("verify")
+        .arg(&file)
+        .arg("--json")
+        .output()
+        .expect("golf-server verify runs");
+    let report: Value = serde_json::from_slice(&verified.stdout).unwrap();
+    assert!(verified.status.success(), "{report}");
+    assert_eq!(report["verified"], true, "{report}");
     let report = check_database(open_store(&app.database.url).await.as_ref())
         .await
         .expect("the check runs");
