@@ -275,7 +275,11 @@ impl IntoResponses for SeatTaken {
             )
             .private()
             .link("view", seat_link("own_view", "The seat's own view"))
-            .link("move", seat_link("make_move", "A move of the seat")),
+            .link("move", seat_link("make_move", "A move of the seat"))
+            .link(
+                "leave",
+                seat_link("leave_game", "Give the seat to the bot, once the game runs"),
+            ),
         )])
     }
 }

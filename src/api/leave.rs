@@ -11,9 +11,11 @@ use crate::api::{AppState, docs};
 use crate::engine::View;
 use crate::service::Answer;
 
-/// Leave a running game: the greedy bot takes the seat for the rest of the game (`bot_took_seat`,
-/// reason `left`) and plays at once any turn the seat owes. The seat's token still reads its
-/// view (with no `legal_moves`); its moves get 409 `seat_taken_by_bot`.
+/// Leave a running game: the greedy bot takes the seat.
+///
+/// The bot plays the seat for the rest of the game (`bot_took_seat`, reason `left`), starting
+/// with any turn the seat owes now. The seat's token still reads its view (with no
+/// `legal_moves`); its moves, and a second leave, get 409 `seat_taken_by_bot`.
 #[utoipa::path(
     tag = "games",
     params(("id" = Uuid, Path, description = "The game")),
