@@ -55,6 +55,14 @@ async fn view_once(app: &TestApp, id: &str, done: impl Fn(&Value) -> bool) -> Va
     }
 }
 
+/// The value of the counter `name` (with its labels, as `/metrics` writes them), 0 when absent.
+async fn counter(app: &TestApp, name: &str) -> u64 {
+    let text = app.get("/metrics").await.text().await.unwrap();
+    text.lines()
+        .find_map(|line| line.strip_prefix(name)?.strip_prefix(' '))
+        .map_or(0, |value| value.parse().unwrap())
+}
+
 fn bot_of(view: &Value, seat: usize) -> &Value {
     &view["players"][seat]["bot"]
 }
@@ -343,6 +351,15 @@ async fn instances_sweeping_one_database_take_each_overdue_seat_once() {
         );
         assert_export_verifies(&idle, id).await;
     }
+    let timeouts = r#"golf_seats_taken_by_bots_total{reason="turn_timeout"}"#;
+    let mut taken = 0;
+    let mut conflicts = 0;
+    for app in &sweepers {
+        taken += counter(app, timeouts).await;
+        conflicts += counter(app, "golf_write_conflicts_total").await;
+    }
+    assert_eq!(taken, 2 * games.len() as u64, "each seat counted once");
+    println!("takeovers appended: {taken}, writes that lost the race and re-read: {conflicts}");
     let report = check_database(open_store(&idle.database.url).await.as_ref())
         .await
         .expect("the check runs");
@@ -394,6 +411,7 @@ async fn a_waiting_game_not_full_in_time_is_cancelled(backend: Backend) {
     }
     let lobby: Value = app.get("/v1/games").await.json().await.unwrap();
     assert_eq!(lobby["games"], json!([]));
+    assert_eq!(counter(&app, "golf_waiting_games_expired_total").await, 2);
     assert_eq!(app.get(&format!("/v1/games/{running}")).await.status(), 200);
 }
 

@@ -180,6 +180,16 @@ pub enum TakeoverReason {
     Left,
 }
 
+impl TakeoverReason {
+    /// The reason's name in JSON (`"turn_timeout"`, `"left"`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            TakeoverReason::TurnTimeout => "turn_timeout",
+            TakeoverReason::Left => "left",
+        }
+    }
+}
+
 /// Serde for a full deck as a list of 52 codes (serde derives stop at arrays of 32).
 mod deck_serde {
     use serde::{Deserialize, Deserializer, Serializer};
@@ -206,6 +216,13 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
+
+    #[test]
+    fn a_takeover_reason_is_named_as_in_json() {
+        for reason in [TakeoverReason::TurnTimeout, TakeoverReason::Left] {
+            assert_eq!(serde_json::to_value(reason).unwrap(), reason.name());
+        }
+    }
 
     #[test]
     fn the_kind_of_every_event_is_its_type_in_the_log() {

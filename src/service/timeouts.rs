@@ -122,7 +122,10 @@ impl GameService {
             .await?
         {
             match self.store.cancel_game(id).await {
-                Ok(()) => swept.games_cancelled += 1,
+                Ok(()) => {
+                    self.metrics.waiting_games_expired.inc();
+                    swept.games_cancelled += 1;
+                }
                 // The last seat was taken, or the host cancelled, since the query.
                 Err(StoreError::NotWaiting | StoreError::NotFound) => {}
                 Err(error) => {

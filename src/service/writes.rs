@@ -345,6 +345,11 @@ impl GameService {
                 }
                 Event::CardFlipped { .. } => self.metrics.moves.with_label_values(&["flip"]).inc(),
                 Event::FlipDeclined { .. } => self.metrics.moves.with_label_values(&["pass"]).inc(),
+                Event::BotTookSeat { reason, .. } => self
+                    .metrics
+                    .seats_taken_by_bots
+                    .with_label_values(&[reason.name()])
+                    .inc(),
                 _ => {}
             }
         }
