@@ -117,6 +117,9 @@ fn without_a_timeout_no_seat_is_ever_overdue() {
     };
     assert_eq!(game.run(&never).unwrap_err().code(), "turn_not_over");
     assert_eq!(view(&game.state, Viewer::Spectator).turn_deadline, None);
+    // Its state is stored as before timeouts existed, which projections of earlier games match.
+    let stored = serde_json::to_value(&game.state).unwrap();
+    assert!(stored.get("reveal_started_at").is_none(), "{stored}");
 }
 
 #[test]

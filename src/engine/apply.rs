@@ -195,7 +195,7 @@ fn apply_deal(state: &mut State, hole: u8, dealer: Seat, deck: &[Card; 52], at: 
     state.hole = hole;
     state.dealer = dealer;
     state.stage = Some(Stage::Reveal);
-    state.reveal_started_at = Some(at);
+    state.reveal_started_at = state.rules.turn_timeout_s.map(|_| at);
     state.current_seat = None;
     state.turn_started_at = None;
     state.drawn = None;

@@ -156,10 +156,11 @@ pub struct State {
     pub current_seat: Option<Seat>,
     /// When `current_seat` got the turn.
     pub turn_started_at: Option<Timestamp>,
-    /// When the initial reveal of the current hole began (the deal), while it lasts: the turn
-    /// timeout of the seats still to reveal runs from it.
-    // Absent from projections stored before turn timeouts existed, whose games have none.
-    #[serde(default)]
+    /// When the initial reveal of the current hole began (the deal), while it lasts, in a game
+    /// with a turn timeout: the timeout of the seats still to reveal runs from it.
+    // Kept only under a timeout, so that the state of any other game, and its stored projection,
+    // is what it was before timeouts existed: check-db compares the two.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reveal_started_at: Option<Timestamp>,
     /// The stock, top card last.
     pub stock: Vec<Card>,
