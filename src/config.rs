@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use thiserror::Error;
 
+use crate::engine::TURN_TIMEOUT_S;
 use crate::store::PoolOptions;
 
 /// The embedded default: a SQLite file in the working directory, created if missing.
@@ -43,7 +44,18 @@ pub struct Config {
     /// `GOLF_DB_STATEMENT_TIMEOUT_MS`: PostgreSQL only, how long one statement may run (and, for
     /// half of it, wait for a lock) before it fails. See [`PoolOptions::statement_timeout`].
     pub db_statement_timeout: Duration,
+    /// `GOLF_TURN_TIMEOUT_S`: the `turn_timeout_s` of games whose creator gives none (10 to
+    /// 604800 seconds); unset: no timeout.
+    pub turn_timeout_s: Option<u32>,
+    /// `GOLF_WAITING_EXPIRY_S`: how long a game may wait for players before it is cancelled.
+    pub waiting_expiry: Duration,
+    /// `GOLF_SWEEP_INTERVAL_MS`: how often each instance looks for turn timeouts and expired
+    /// waiting games.
+    pub sweep_interval: Duration,
 }
+
+/// How long a game waits for players by default: a day.
+pub const DEFAULT_WAITING_EXPIRY_S: u32 = 24 * 60 * 60;
 
 /// A variable that is set to a value the service cannot use.
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -106,6 +118,22 @@ impl Config {
         let db_max_connections = parse_number(&lookup, "GOLF_DB_MAX_CONNECTIONS", 10)?;
         let acquire_ms = parse_number(&lookup, "GOLF_DB_ACQUIRE_TIMEOUT_MS", 3000)?;
         let statement_ms = parse_number(&lookup, "GOLF_DB_STATEMENT_TIMEOUT_MS", 5000)?;
+        let turn_timeout_s = match lookup("GOLF_TURN_TIMEOUT_S") {
+            None => None,
+            Some(value) => match value.parse::<i64>() {
+                Ok(seconds) if TURN_TIMEOUT_S.contains(&seconds) => Some(seconds as u32),
+                _ => {
+                    return Err(ConfigError {
+                        var: "GOLF_TURN_TIMEOUT_S",
+                        value,
+                        expected: "a whole number of seconds from 10 to 604800",
+                    });
+                }
+            },
+        };
+        let waiting_expiry_s =
+            parse_number(&lookup, "GOLF_WAITING_EXPIRY_S", DEFAULT_WAITING_EXPIRY_S)?;
+        let sweep_interval_ms = parse_number(&lookup, "GOLF_SWEEP_INTERVAL_MS", 1000)?;
 
         Ok(Config {
             bind,
@@ -115,6 +143,9 @@ impl Config {
             db_max_connections,
             db_acquire_timeout: Duration::from_millis(u64::from(acquire_ms)),
             db_statement_timeout: Duration::from_millis(u64::from(statement_ms)),
+            turn_timeout_s,
+            waiting_expiry: Duration::from_secs(u64::from(waiting_expiry_s)),
+            sweep_interval: Duration::from_millis(u64::from(sweep_interval_ms)),
         })
     }
 }
@@ -184,6 +215,32 @@ mod tests {
         assert_eq!(config.db_max_connections, 10);
         assert_eq!(config.db_acquire_timeout, Duration::from_secs(3));
         assert_eq!(config.db_statement_timeout, Duration::from_secs(5));
+        assert_eq!(config.turn_timeout_s, None);
+        assert_eq!(config.waiting_expiry, Duration::from_secs(86_400));
+        assert_eq!(config.sweep_interval, Duration::from_secs(1));
+    }
+
+    #[test]
+    fn the_default_turn_timeout_is_within_the_rule_s_range() {
+        for bad in ["9", "604801", "-10", "1m", ""] {
+            let err = config_with(&[("GOLF_TURN_TIMEOUT_S", bad)]).unwrap_err();
+            assert_eq!(err.var, "GOLF_TURN_TIMEOUT_S", "{bad}");
+        }
+        let config = config_with(&[
+            ("GOLF_TURN_TIMEOUT_S", "10"),
+            ("GOLF_WAITING_EXPIRY_S", "600"),
+            ("GOLF_SWEEP_INTERVAL_MS", "250"),
+        ])
+        .unwrap();
+        assert_eq!(config.turn_timeout_s, Some(10));
+        assert_eq!(config.waiting_expiry, Duration::from_secs(600));
+        assert_eq!(config.sweep_interval, Duration::from_millis(250));
+        assert_eq!(
+            config_with(&[("GOLF_WAITING_EXPIRY_S", "0")])
+                .unwrap_err()
+                .var,
+            "GOLF_WAITING_EXPIRY_S"
+        );
     }
 
     #[test]

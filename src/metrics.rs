@@ -71,6 +71,15 @@ impl Metrics {
         )
         .expect("static metric definition");
         self.register(moves.clone());
+        let seats_taken_by_bots = IntCounterVec::new(
+            Opts::new(
+                "golf_seats_taken_by_bots_total",
+                "Seats the greedy bot took, by reason (turn_timeout, left)",
+            ),
+            &["reason"],
+        )
+        .expect("static metric definition");
+        self.register(seats_taken_by_bots.clone());
         GameMetrics {
             games_created: counter("golf_games_created_total", "Games created"),
             games_started: counter(
@@ -83,6 +92,11 @@ impl Metrics {
                 "Writes that lost a race to another writer and were tried again",
             ),
             moves,
+            seats_taken_by_bots,
+            waiting_games_expired: counter(
+                "golf_waiting_games_expired_total",
+                "Waiting games cancelled for want of players",
+            ),
         }
     }
 
@@ -125,6 +139,10 @@ pub struct GameMetrics {
     pub moves: IntCounterVec,
     /// Writes retried after losing a race.
     pub conflicts: IntCounter,
+    /// Seats the greedy bot took, by reason.
+    pub seats_taken_by_bots: IntCounterVec,
+    /// Waiting games cancelled by the sweeper.
+    pub waiting_games_expired: IntCounter,
 }
 
 impl Default for Metrics {

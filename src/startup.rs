@@ -2,6 +2,7 @@
 
 use std::net::{SocketAddr, TcpListener};
 use std::sync::Arc;
+use std::time::Duration;
 
 use actix_web::dev::Server;
 use actix_web::http::header::{HeaderName, HeaderValue};
@@ -15,7 +16,7 @@ use tracing_actix_web::{RequestId, TracingLogger};
 use crate::api;
 use crate::config::Config;
 use crate::metrics::{Metrics, track_requests};
-use crate::service::GameService;
+use crate::service::{Clock, GameService, Swept};
 use crate::store::{self, EventStore, IDEMPOTENCY_TTL};
 use crate::telemetry::RedactingRootSpan;
 
@@ -32,6 +33,12 @@ impl Application {
     /// Connects the database (running migrations) and binds `config.bind` (port 0 picks a free
     /// port, which tests use).
     pub async fn build(config: &Config) -> anyhow::Result<Self> {
+        Self::build_with_clock(config, Clock::system()).await
+    }
+
+    /// As [`Application::build`], on `clock`: a test that keeps a clone of it can move the
+    /// server's time forward, past a turn timeout or a waiting game's expiry.
+    pub async fn build_with_clock(config: &Config, clock: Clock) -> anyhow::Result<Self> {
         let store = store::connect(&config.database_url, &config.pool_options())
             .await
             .context("cannot open the database named by DATABASE_URL")?;
@@ -42,7 +49,15 @@ impl Application {
         let metrics = Data::new(Metrics::new());
         spawn_idempotency_purge(store.clone());
         let stopping = CancellationToken::new();
-        let state = api::state(GameService::new(store, metrics.games()), stopping.clone());
+        let service = GameService::new(store, metrics.games())
+            .with_clock(clock)
+            .with_default_turn_timeout(config.turn_timeout_s);
+        spawn_sweeper(
+            service.clone(),
+            config.sweep_interval,
+            config.waiting_expiry,
+        );
+        let state = api::state(service, stopping.clone());
         let spec = api::openapi();
         let routes = Data::new(api::RouteTable::new(&spec));
         let server = HttpServer::new(move || {
@@ -109,6 +124,29 @@ fn spawn_idempotency_purge(store: Arc<dyn EventStore>) {
                 Err(error) => {
                     tracing::warn!(%error, "could not delete expired idempotency records")
                 }
+            }
+        }
+    });
+}
+
+/// Hands overdue seats to the bot and cancels expired waiting games, every `interval`. Every
+/// instance runs it: the conditional writes settle which instance acts on a game (see
+/// `service::timeouts`).
+fn spawn_sweeper(service: GameService, interval: Duration, waiting_expiry: Duration) {
+    tokio::spawn(async move {
+        let mut interval = tokio::time::interval(interval);
+        // After a stall (a database outage), sweep once, not once per missed tick.
+        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            interval.tick().await;
+            match service.sweep(waiting_expiry).await {
+                Ok(swept) if swept != Swept::default() => tracing::info!(
+                    seats_taken = swept.seats_taken,
+                    games_cancelled = swept.games_cancelled,
+                    "swept abandoned games"
+                ),
+                Ok(_) => {}
+                Err(error) => tracing::warn!(%error, "could not sweep abandoned games"),
             }
         }
     });

@@ -20,7 +20,7 @@ const MOVES: [(&str, &str); 6] = [
     ("pass", "PassMove"),
 ];
 
-const ENTRIES: [(&str, &str); 12] = [
+const ENTRIES: [(&str, &str); 13] = [
     ("game_created", "GameCreated"),
     ("player_joined", "PlayerJoined"),
     ("hole_dealt", "HoleDealt"),
@@ -30,6 +30,7 @@ const ENTRIES: [(&str, &str); 12] = [
     ("card_discarded", "CardDiscarded"),
     ("card_flipped", "CardFlipped"),
     ("flip_declined", "FlipDeclined"),
+    ("bot_took_seat", "BotTookSeat"),
     ("stock_reshuffled", "StockReshuffled"),
     ("hole_ended", "HoleEnded"),
     ("game_ended", "GameEnded"),
@@ -249,11 +250,13 @@ async fn check_log(app: &TestApp, spec: &Value, id: &str, token: Option<&str>) -
 }
 
 async fn real_moves_and_log_entries_are_valid(backend: Backend) {
-    // A whole game: every view (with its legal_moves), every move sent, and the log, redacted
-    // while the game runs and complete once it is finished, are valid against the spec.
+    // A whole game: every view (with its legal_moves and turn_deadline), every move sent, the
+    // answer to a leave, and the log, redacted while the game runs and complete once it is
+    // finished, are valid against the spec.
     let spec = spec();
     let app = spawn_app(backend).await;
-    let body = json!({"seats": 2, "holes": 2, "rules": {"flip_after_discard": "optional"}});
+    let rules = json!({"flip_after_discard": "optional", "turn_timeout_s": 600});
+    let body = json!({"seats": 2, "holes": 2, "rules": rules});
     let (id, _, seats) = started(&app, body).await;
     let mut turn = 0;
     let mut redacted_checked = false;
@@ -285,6 +288,15 @@ async fn real_moves_and_log_entries_are_valid(backend: Backend) {
                 );
                 redacted_checked = true;
             }
+            if turn == 40 {
+                // Seat 1 leaves: the bot plays it from now on.
+                let path = format!("/v1/games/{id}/leave");
+                let left = app
+                    .send(reqwest::Method::POST, &path, None, Some(&seats[1].token))
+                    .await;
+                assert_eq!(left.status(), 200);
+                assert_valid(&spec, "View", &left.json().await.unwrap());
+            }
         }
     }
     assert!(redacted_checked, "the game lasted 30 moves");
@@ -294,6 +306,7 @@ async fn real_moves_and_log_entries_are_valid(backend: Backend) {
         "hole_dealt",
         "cards_revealed",
         "card_drawn",
+        "bot_took_seat",
         "hole_ended",
         "game_ended",
     ] {

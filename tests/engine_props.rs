@@ -210,6 +210,7 @@ proptest! {
             final_turns,
             flip_after_discard: flip,
             max_turns_per_hole: u32::from(seats) + extra_turns,
+            turn_timeout_s: None,
         };
         play_random_game(seats, holes, rules, server_seed, seed);
     }

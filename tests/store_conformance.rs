@@ -18,6 +18,8 @@ mod random_games;
 mod single_backend;
 #[path = "store_conformance/snapshots_and_audits.rs"]
 mod snapshots_and_audits;
+#[path = "store_conformance/sweeps.rs"]
+mod sweeps;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -38,6 +40,10 @@ use idempotency::{
 use random_games::rebuild_equals_projection_after_random_games;
 use snapshots_and_audits::{
     the_first_audit_of_a_game_stands, the_latest_snapshot_at_or_before_a_seq_is_found,
+};
+use sweeps::{
+    expired_waiting_games_are_the_waiting_games_created_before_a_time,
+    overdue_games_are_those_whose_stored_deadline_has_passed,
 };
 
 /// A store connected to a fresh database. The database goes with the value: a test that panics
@@ -119,6 +125,8 @@ on_both_backends!(
     rebuild_equals_projection_after_random_games,
     the_latest_snapshot_at_or_before_a_seq_is_found,
     the_first_audit_of_a_game_stands,
+    overdue_games_are_those_whose_stored_deadline_has_passed,
+    expired_waiting_games_are_the_waiting_games_created_before_a_time,
     ping_answers,
 );
 

@@ -3,8 +3,11 @@
 
 mod common;
 
-use common::{Backend, TestApp, TestDatabase, open_store, spawn_app_on};
+use std::time::Duration;
+
+use common::{Backend, TestApp, TestDatabase, open_store, spawn_app_on, spawn_app_with};
 use golf_server::commands::check_db::check_database;
+use golf_server::service::Clock;
 use serde_json::{Value, json};
 use sqlx::Connection;
 use sqlx::postgres::PgConnection;
@@ -48,6 +51,15 @@ async fn get_json(app: &TestApp, path: &str, token: Option<&str>) -> (u16, Value
     (status, response.json().await.unwrap_or(Value::Null))
 }
 
+/// A view as the earlier release gave it: this one adds `turn_deadline`, null for every game of
+/// that release, which had no turn timeouts.
+fn as_before((status, mut view): (u16, Value)) -> (u16, Value) {
+    if let Some(fields) = view.as_object_mut() {
+        assert_eq!(fields.remove("turn_deadline"), Some(Value::Null), "{view}");
+    }
+    (status, view)
+}
+
 fn token(seat: &Value) -> &str {
     seat["token"].as_str().expect("a seat token")
 }
@@ -60,7 +72,7 @@ async fn an_earlier_release_database_keeps_serving_its_games(backend: Backend) {
     for name in ["bots_finished", "people_finished", "playing", "waiting"] {
         let game = &games[name];
         let id = game["id"].as_str().unwrap();
-        let public = get_json(&app, &format!("/v1/games/{id}"), None).await;
+        let public = as_before(get_json(&app, &format!("/v1/games/{id}"), None).await);
         assert_eq!(public, (200, game["public_view"].clone()), "{name}");
         for (seat, view) in game["seats"]
             .as_array()
@@ -68,7 +80,8 @@ async fn an_earlier_release_database_keeps_serving_its_games(backend: Backend) {
             .iter()
             .zip(game["seat_views"].as_array().unwrap())
         {
-            let own = get_json(&app, &format!("/v1/games/{id}/view"), Some(token(seat))).await;
+            let own =
+                as_before(get_json(&app, &format!("/v1/games/{id}/view"), Some(token(seat))).await);
             assert_eq!(own, (200, view.clone()), "{name}, seat {}", seat["seat"]);
         }
         let (status, page) =
@@ -141,4 +154,64 @@ async fn an_earlier_release_database_keeps_serving_its_games(backend: Backend) {
     assert!(report.problems.is_empty(), "{report:?}");
 }
 
-on_both_backends!(an_earlier_release_database_keeps_serving_its_games);
+async fn after_the_upgrade_old_games_have_no_timeout_and_new_ones_do(backend: Backend) {
+    // The migration leaves every earlier game without a deadline: years later the running one
+    // is still nobody's to take, while a game created after the upgrade is taken on time and
+    // the old waiting game expires like any other.
+    let games = fixture(backend);
+    let clock = Clock::system();
+    let app = spawn_app_with(restored(backend).await, clock.clone(), |config| {
+        config.sweep_interval = Duration::from_millis(25);
+        config.waiting_expiry = Duration::from_secs(30 * 24 * 60 * 60);
+    })
+    .await;
+    let (id, _) = app
+        .create_game(json!({"seats": 2, "holes": 1, "rules": {"turn_timeout_s": 10}}))
+        .await;
+    app.join(&id, "Ada").await;
+    app.join(&id, "Bob").await;
+    clock.advance(Duration::from_secs(10 * 365 * 24 * 60 * 60));
+
+    let started = std::time::Instant::now();
+    loop {
+        let (status, view) = get_json(&app, &format!("/v1/games/{id}"), None).await;
+        assert_eq!(status, 200);
+        if view["status"] == "finished" {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(15), "{view}");
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    let (_, page) = get_json(&app, &format!("/v1/games/{id}/events?limit=1000"), None).await;
+    let taken = page["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|entry| entry["type"] == "bot_took_seat")
+        .count();
+    assert_eq!(taken, 2);
+
+    let playing = &games["playing"];
+    let old = playing["id"].as_str().unwrap();
+    let public = as_before(get_json(&app, &format!("/v1/games/{old}"), None).await);
+    assert_eq!(public, (200, playing["public_view"].clone()));
+    let waiting = games["waiting"]["id"].as_str().unwrap();
+    let started = std::time::Instant::now();
+    while get_json(&app, &format!("/v1/games/{waiting}"), None)
+        .await
+        .0
+        != 404
+    {
+        assert!(started.elapsed() < Duration::from_secs(15), "still waiting");
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    let report = check_database(open_store(&app.database.url).await.as_ref())
+        .await
+        .expect("the check runs");
+    assert!(report.problems.is_empty(), "{report:?}");
+}
+
+on_both_backends!(
+    an_earlier_release_database_keeps_serving_its_games,
+    after_the_upgrade_old_games_have_no_timeout_and_new_ones_do,
+);

@@ -112,6 +112,20 @@ pub const CODES: &[ProblemCode] = &[
         "The seat has made its initial reveal: the others still reveal theirs.",
         Reload,
     ),
+    code(
+        "seat_taken_by_bot",
+        409,
+        "A bot plays this seat for the rest of the game: it took the seat after a turn timeout \
+         or the player's leave. The token still reads the seat's view.",
+        FixRequest,
+    ),
+    code(
+        "turn_not_over",
+        409,
+        "The seat's turn timeout has not passed (or the game does not wait for it): it may \
+         still play.",
+        Reload,
+    ),
     code("game_full", 409, "Every seat of the game is taken.", Reload),
     code(
         "game_not_started",

@@ -174,6 +174,7 @@ const JOINED_EXAMPLE: &str = include_str!("../../openapi/examples/joined.json");
 const LOBBY_EXAMPLE: &str = include_str!("../../openapi/examples/lobby.json");
 const EVENTS_EXAMPLE: &str = include_str!("../../openapi/examples/events.json");
 const AUDIT_EXAMPLE: &str = include_str!("../../openapi/examples/audit.json");
+const LEFT_EXAMPLE: &str = include_str!("../../openapi/examples/left.json");
 
 /// A `304 Not Modified` to a request whose `If-None-Match` is still current.
 fn not_modified() -> ResponseBuilder {
@@ -274,7 +275,11 @@ impl IntoResponses for SeatTaken {
             )
             .private()
             .link("view", seat_link("own_view", "The seat's own view"))
-            .link("move", seat_link("make_move", "A move of the seat")),
+            .link("move", seat_link("make_move", "A move of the seat"))
+            .link(
+                "leave",
+                seat_link("leave_game", "Give the seat to the bot, once the game runs"),
+            ),
         )])
     }
 }
@@ -329,6 +334,24 @@ impl IntoResponses for MovePlayed {
             json::<View>(
                 "The caller's view after the move and the bot turns it triggered",
                 VIEW_EXAMPLE,
+            )
+            .etag()
+            .private(),
+        )])
+    }
+}
+
+/// `200` to `POST /v1/games/{id}/leave`.
+pub struct SeatLeft;
+
+impl IntoResponses for SeatLeft {
+    fn responses() -> ResponseMap {
+        responses([(
+            200,
+            json::<View>(
+                "The caller's view once the bot took the seat and played the turns it owed: the \
+                 seat's `bot` is `greedy` and `legal_moves` is empty",
+                LEFT_EXAMPLE,
             )
             .etag()
             .private(),

@@ -3,7 +3,7 @@
 //! # Layout
 //! - `mod.rs`: the routes, the OpenAPI document's frame, `HEAD`, 404 and 405;
 //! - one file per resource: [`games`] (create, lobby, cancel, views), [`players`] (join),
-//!   [`moves`], [`log`] (pages and replays), [`export`] (a finished game's log as NDJSON),
+//!   [`moves`], [`leave`], [`log`] (pages and replays), [`export`] (a finished game's log as NDJSON),
 //!   [`audit`] (where the log stands, and whether a finished one checks out),
 //!   [`stream`] (the live log as Server-Sent Events),
 //!   [`health`] (liveness, readiness, metrics);
@@ -21,6 +21,7 @@ pub mod export;
 pub mod games;
 pub mod health;
 pub mod http;
+pub mod leave;
 pub mod log;
 pub mod moves;
 pub mod players;
@@ -121,6 +122,7 @@ fn routes(config: &mut ServiceConfig) {
         .service(games::public_view)
         .service(games::own_view)
         .service(moves::make_move)
+        .service(leave::leave_game)
         .service(log::list_events)
         .service(log::replay)
         .service(export::export_log)

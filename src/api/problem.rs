@@ -268,7 +268,9 @@ fn rule_status(rule: &RuleError) -> StatusCode {
         | RuleError::GameFinished
         | RuleError::NotYourTurn { .. }
         | RuleError::WrongStage { .. }
-        | RuleError::AlreadyRevealed(_) => StatusCode::CONFLICT,
+        | RuleError::AlreadyRevealed(_)
+        | RuleError::SeatTakenByBot(_)
+        | RuleError::TurnNotOver(_) => StatusCode::CONFLICT,
         RuleError::NoSuchSeat(_)
         | RuleError::PositionOutOfRange(_)
         | RuleError::DuplicatePositions(_)
@@ -329,6 +331,8 @@ mod tests {
                 409,
             ),
             (RuleError::AlreadyRevealed(0), 409),
+            (RuleError::SeatTakenByBot(1), 409),
+            (RuleError::TurnNotOver(1), 409),
             (RuleError::NoSuchSeat(5), 422),
             (RuleError::PositionOutOfRange(9), 422),
             (RuleError::DuplicatePositions(position), 422),

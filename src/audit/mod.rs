@@ -261,7 +261,9 @@ impl Audit {
                 | Event::CardDiscarded { .. }
                 | Event::CardFlipped { .. }
                 | Event::FlipDeclined { .. } => report.moves += 1,
-                Event::PlayerJoined { .. } | Event::HoleDealt { .. } => {}
+                Event::PlayerJoined { .. }
+                | Event::HoleDealt { .. }
+                | Event::BotTookSeat { .. } => {}
             }
         }
     }

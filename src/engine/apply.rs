@@ -66,7 +66,7 @@ pub fn apply(state: &mut State, event: &Event, at: Timestamp) {
         }),
         Event::HoleDealt {
             hole, dealer, deck, ..
-        } => apply_deal(state, *hole, *dealer, deck),
+        } => apply_deal(state, *hole, *dealer, deck, at),
         Event::CardsRevealed {
             seat, positions, ..
         } => {
@@ -77,6 +77,7 @@ pub fn apply(state: &mut State, event: &Event, at: Timestamp) {
                 player.revealed = true;
             }
             if state.players.iter().all(|p| p.revealed) {
+                state.reveal_started_at = None;
                 state.stage = Some(Stage::Draw);
                 state.current_seat = Some((state.dealer + 1) % state.seats.max(1));
                 state.turn_started_at = Some(at);
@@ -132,6 +133,11 @@ pub fn apply(state: &mut State, event: &Event, at: Timestamp) {
             finish_turn(state, *seat, at);
         }
         Event::FlipDeclined { seat } => finish_turn(state, *seat, at),
+        Event::BotTookSeat { seat, bot, .. } => {
+            if let Some(player) = state.players.get_mut(usize::from(*seat)) {
+                player.bot = Some(*bot);
+            }
+        }
         Event::HoleEnded {
             hole,
             reason,
@@ -162,13 +168,14 @@ pub fn apply(state: &mut State, event: &Event, at: Timestamp) {
             state.stage = Some(Stage::HoleOver);
             state.current_seat = None;
             state.turn_started_at = None;
+            state.reveal_started_at = None;
         }
     }
 }
 
 /// Deals `deck` for `hole`: card `d < 6n` to seat `(dealer + 1 + d) mod n` at position `d div n`,
 /// card `6n` to the discard pile, the rest to the stock (element `6n + 1` on top).
-fn apply_deal(state: &mut State, hole: u8, dealer: Seat, deck: &[Card; 52]) {
+fn apply_deal(state: &mut State, hole: u8, dealer: Seat, deck: &[Card; 52], at: Timestamp) {
     let n = state.players.len().max(1);
     for (d, &card) in deck[..6 * n].iter().enumerate() {
         let seat = (usize::from(dealer) + 1 + d) % n;
@@ -188,6 +195,7 @@ fn apply_deal(state: &mut State, hole: u8, dealer: Seat, deck: &[Card; 52]) {
     state.hole = hole;
     state.dealer = dealer;
     state.stage = Some(Stage::Reveal);
+    state.reveal_started_at = state.rules.turn_timeout_s.map(|_| at);
     state.current_seat = None;
     state.turn_started_at = None;
     state.drawn = None;

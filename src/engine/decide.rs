@@ -7,8 +7,9 @@ use uuid::Uuid;
 
 use super::bots::BotKind;
 use super::cards::Card;
+use super::deadline::overdue_seats;
 use super::error::RuleError;
-use super::event::Event;
+use super::event::{Event, TakeoverReason};
 use super::inputs::{ClientSeed, PlayerName};
 use super::legal::{check_turn, check_values};
 use super::moves::{Command, Move, Source};
@@ -16,6 +17,7 @@ use super::rules::{LOG_FORMAT, Rules, check_game_size};
 use super::score::grid_score;
 use super::shuffle;
 use super::state::{Seat, State, Status};
+use super::time::Timestamp;
 use super::turn::{TurnEnd, flip_follows, turn_end};
 
 /// The secret inputs of a game, kept by the server outside the log.
@@ -59,7 +61,44 @@ pub fn decide(
             client_seed,
         } => decide_join(state, name, *bot, client_seed, secrets),
         Command::Play { seat, mv } => decide_play(state, *seat, mv, secrets),
+        Command::Leave { seat } => decide_takeover(state, *seat, TakeoverReason::Left, None),
+        Command::TimeOut { seat, now } => {
+            decide_takeover(state, *seat, TakeoverReason::TurnTimeout, Some(*now))
+        }
     }
+}
+
+/// The greedy bot takes `seat` of a running game, for `reason`; a timeout (at `timed_out_at`)
+/// only once the seat's deadline has passed.
+fn decide_takeover(
+    state: &State,
+    seat: Seat,
+    reason: TakeoverReason,
+    timed_out_at: Option<Timestamp>,
+) -> Result<Vec<Event>, RuleError> {
+    match state.status {
+        _ if state.game_id.is_none() => return Err(RuleError::NotCreated),
+        Status::Waiting => return Err(RuleError::GameNotStarted),
+        Status::Finished => return Err(RuleError::GameFinished),
+        Status::Playing => {}
+    }
+    let player = state
+        .players
+        .get(usize::from(seat))
+        .ok_or(RuleError::NoSuchSeat(seat))?;
+    if player.bot.is_some() {
+        return Err(RuleError::SeatTakenByBot(seat));
+    }
+    if let Some(now) = timed_out_at
+        && !overdue_seats(state, now).contains(&seat)
+    {
+        return Err(RuleError::TurnNotOver(seat));
+    }
+    Ok(vec![Event::BotTookSeat {
+        seat,
+        bot: BotKind::Greedy,
+        reason,
+    }])
 }
 
 fn decide_create(
@@ -80,7 +119,8 @@ fn decide_create(
         Some(rules.final_turns),
         Some(rules.flip_after_discard),
         Some(rules.max_turns_per_hole),
-    )?;
+    )?
+    .with_turn_timeout(rules.turn_timeout_s.map(i64::from))?;
     Ok(vec![Event::GameCreated {
         game_id,
         format: LOG_FORMAT.to_owned(),

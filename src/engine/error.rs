@@ -46,6 +46,14 @@ pub enum RuleError {
     /// The seat already revealed its two cards this hole.
     #[error("Seat {0} has already revealed its two cards: wait for the others.")]
     AlreadyRevealed(Seat),
+    /// A move or a leave by a seat that a bot took over.
+    #[error(
+        "A bot plays seat {0} for the rest of the game: the seat takes no more moves, and cannot be left again."
+    )]
+    SeatTakenByBot(Seat),
+    /// A turn timeout claimed for a seat the game is not waiting for, or before its deadline.
+    #[error("Seat {0} has not run out of time.")]
+    TurnNotOver(Seat),
     /// A position outside 0..5.
     #[error("Position {0} is out of range: positions are 0 to 5.")]
     PositionOutOfRange(i64),
@@ -104,6 +112,8 @@ impl RuleError {
             RuleError::NotYourTurn { .. } => "not_your_turn",
             RuleError::WrongStage { .. } => "wrong_stage",
             RuleError::AlreadyRevealed(_) => "already_revealed",
+            RuleError::SeatTakenByBot(_) => "seat_taken_by_bot",
+            RuleError::TurnNotOver(_) => "turn_not_over",
             RuleError::PositionOutOfRange(_) => "position_out_of_range",
             RuleError::DuplicatePositions(_) => "duplicate_positions",
             RuleError::InvalidReveal(_) => "invalid_reveal",

@@ -107,6 +107,15 @@ pub enum Event {
         /// Who passed.
         seat: Seat,
     },
+    /// A bot took a seat for the rest of the game: after a turn timeout, or the player's leave.
+    BotTookSeat {
+        /// The seat taken.
+        seat: Seat,
+        /// The strategy that plays it from now on (always `greedy`).
+        bot: BotKind,
+        /// Why.
+        reason: TakeoverReason,
+    },
     /// The discard pile but its top became the new stock.
     StockReshuffled {
         /// The hole.
@@ -153,9 +162,30 @@ impl Event {
             Event::CardDiscarded { .. } => "card_discarded",
             Event::CardFlipped { .. } => "card_flipped",
             Event::FlipDeclined { .. } => "flip_declined",
+            Event::BotTookSeat { .. } => "bot_took_seat",
             Event::StockReshuffled { .. } => "stock_reshuffled",
             Event::HoleEnded { .. } => "hole_ended",
             Event::GameEnded { .. } => "game_ended",
+        }
+    }
+}
+
+/// Why a bot took a seat.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TakeoverReason {
+    /// The seat did not play within the game's `turn_timeout_s`.
+    TurnTimeout,
+    /// The player left the game.
+    Left,
+}
+
+impl TakeoverReason {
+    /// The reason's name in JSON (`"turn_timeout"`, `"left"`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            TakeoverReason::TurnTimeout => "turn_timeout",
+            TakeoverReason::Left => "left",
         }
     }
 }
@@ -186,6 +216,13 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
+
+    #[test]
+    fn a_takeover_reason_is_named_as_in_json() {
+        for reason in [TakeoverReason::TurnTimeout, TakeoverReason::Left] {
+            assert_eq!(serde_json::to_value(reason).unwrap(), reason.name());
+        }
+    }
 
     #[test]
     fn the_kind_of_every_event_is_its_type_in_the_log() {

@@ -6,6 +6,7 @@
 //! - [`rules`]: a game's size and rule options, their limits, the log format;
 //! - [`inputs`]: a joining player's name and client seed;
 //! - [`time`]: the timestamps of log entries;
+//! - [`deadline`]: turn timeouts, when a bot may take the seats to play;
 //! - [`state`]: the state of a game, hidden cards included;
 //! - [`event`]: the events the log records;
 //! - [`moves`]: moves (and the requests they come from) and commands;
@@ -26,6 +27,7 @@
 pub mod apply;
 pub mod bots;
 pub mod cards;
+pub mod deadline;
 pub mod decide;
 pub mod error;
 pub mod event;
@@ -44,14 +46,17 @@ pub mod view;
 pub use apply::{apply, execute};
 pub use bots::{BotKind, choose, play_bot_move, play_bot_turns};
 pub use cards::{Card, Position, Rank, Suit, UnknownCard, canonical_deck, parse_deck};
+pub use deadline::{overdue_seats, turn_deadline};
 pub use decide::{Secrets, check_join, decide};
 pub use error::RuleError;
-pub use event::Event;
+pub use event::{Event, TakeoverReason};
 pub use inputs::{ClientSeed, PlayerName};
 pub use legal::{MoveList, legal_move_list, legal_moves};
 pub use moves::{Command, Move, MoveKind, MoveRequest, Source, parse_move};
 pub use replay::{LoggedEvent, ReplayError, replay, replay_prefix, replay_prefix_from};
-pub use rules::{FlipRule, LOG_FORMAT, MAX_TURNS_PER_SEAT, Rules, RulesInput, check_game_size};
+pub use rules::{
+    FlipRule, LOG_FORMAT, MAX_TURNS_PER_SEAT, Rules, RulesInput, TURN_TIMEOUT_S, check_game_size,
+};
 pub use score::{card_points, column_score, grid_score};
 pub use state::{Drawn, EndReason, HoleResult, Player, Seat, Stage, State, Status};
 pub use time::{InvalidTimestamp, Timestamp};

@@ -14,6 +14,7 @@ use super::inputs::{ClientSeed, PlayerName};
 use super::legal::check_turn;
 use super::rules::Rules;
 use super::state::{Seat, State};
+use super::time::Timestamp;
 
 /// Where a card is drawn from.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, ToSchema)]
@@ -210,7 +211,16 @@ impl TryFrom<MoveRequest> for Move {
 /// Turns a client's request into a [`Move`] of `seat`, reporting errors in API.md's order: the
 /// game's state, then whose turn it is, then the stage, and only then the values
 /// (`position_out_of_range`, `invalid_reveal`). [`decide`](fn@super::decide) checks the rest.
+///
+/// A seat a bot took is refused first (`seat_taken_by_bot`): it is no longer the client's.
 pub fn parse_move(state: &State, seat: Seat, request: &MoveRequest) -> Result<Move, RuleError> {
+    if state
+        .players
+        .get(usize::from(seat))
+        .is_some_and(|player| player.bot.is_some())
+    {
+        return Err(RuleError::SeatTakenByBot(seat));
+    }
     check_turn(state, seat, request.kind())?;
     Move::try_from(request)
 }
@@ -248,5 +258,17 @@ pub enum Command {
         seat: Seat,
         /// The move.
         mv: Move,
+    },
+    /// The player of `seat` leaves a running game: the greedy bot takes the seat.
+    Leave {
+        /// Who leaves.
+        seat: Seat,
+    },
+    /// The greedy bot takes `seat`, whose turn timeout has passed at `now`.
+    TimeOut {
+        /// The seat that did not play in time.
+        seat: Seat,
+        /// The time of the command: the deadline must have passed by then.
+        now: Timestamp,
     },
 }

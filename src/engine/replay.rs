@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::apply::apply;
 use super::decide::{Secrets, decide};
-use super::event::Event;
+use super::event::{Event, TakeoverReason};
 use super::moves::{Command, Move, Source};
 use super::shuffle;
 use super::state::{Seat, State};
@@ -236,6 +236,14 @@ fn command_of(
             },
         ),
         Event::FlipDeclined { seat } => play(*seat, Move::Pass),
+        // A timeout is re-decided at the entry's time: the deadline must have passed by then.
+        Event::BotTookSeat { seat, reason, .. } => Ok(match reason {
+            TakeoverReason::Left => Command::Leave { seat: *seat },
+            TakeoverReason::TurnTimeout => Command::TimeOut {
+                seat: *seat,
+                now: first.at,
+            },
+        }),
         Event::HoleDealt { .. } | Event::HoleEnded { .. } | Event::GameEnded { .. } => {
             Err(ReplayError::StartsNoCommand { seq, kind })
         }

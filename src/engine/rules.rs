@@ -15,6 +15,9 @@ pub const SEATS: std::ops::RangeInclusive<i64> = 2..=4;
 /// Fewest and most holes of a game.
 pub const HOLES: std::ops::RangeInclusive<i64> = 1..=18;
 
+/// Fewest and most seconds of `turn_timeout_s`.
+pub const TURN_TIMEOUT_S: std::ops::RangeInclusive<i64> = 10..=604_800;
+
 /// The `flip_after_discard` house rule.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -49,6 +52,13 @@ pub struct Rules {
     pub flip_after_discard: FlipRule,
     /// Turns after which a hole ends anyway (at least the number of seats).
     pub max_turns_per_hole: u32,
+    /// Seconds a seat may take to play (or to make its initial reveal) before the greedy bot
+    /// takes it for the rest of the game; absent: no timeout.
+    // Left out of the JSON when absent, so that a game without a timeout logs `game_created`
+    // exactly as before the option existed, and older logs read and hash as they were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 10, maximum = 604800)]
+    pub turn_timeout_s: Option<u32>,
 }
 
 impl Default for Rules {
@@ -58,6 +68,7 @@ impl Default for Rules {
             final_turns: false,
             flip_after_discard: FlipRule::Never,
             max_turns_per_hole: 100,
+            turn_timeout_s: None,
         }
     }
 }
@@ -85,6 +96,27 @@ impl Rules {
             final_turns: final_turns.unwrap_or(false),
             flip_after_discard: flip_after_discard.unwrap_or_default(),
             max_turns_per_hole,
+            turn_timeout_s: None,
+        })
+    }
+
+    /// These rules with `turn_timeout_s`, which must be `None` or within [`TURN_TIMEOUT_S`]
+    /// (else [`RuleError::InvalidGameOptions`]).
+    pub fn with_turn_timeout(self, turn_timeout_s: Option<i64>) -> Result<Rules, RuleError> {
+        let turn_timeout_s = match turn_timeout_s {
+            None => None,
+            Some(seconds) if TURN_TIMEOUT_S.contains(&seconds) => Some(seconds as u32),
+            Some(seconds) => {
+                return Err(RuleError::InvalidGameOptions(format!(
+                    "rules.turn_timeout_s must be null or {} to {} seconds, not {seconds}",
+                    TURN_TIMEOUT_S.start(),
+                    TURN_TIMEOUT_S.end()
+                )));
+            }
+        };
+        Ok(Rules {
+            turn_timeout_s,
+            ..self
         })
     }
 }
@@ -110,10 +142,39 @@ pub struct RulesInput {
     #[serde(default)]
     #[schema(minimum = 2, maximum = 800)]
     pub max_turns_per_hole: Option<i64>,
+    /// Seconds a seat may take to play before the greedy bot takes it, 10 to 604800, or null
+    /// for no timeout. Default: the server's (`GOLF_TURN_TIMEOUT_S`; none unless it is set).
+    // Absent (the server's default) and null (no timeout) differ: hence the nested option.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<i64>, minimum = 10, maximum = 604800)]
+    pub turn_timeout_s: Option<Option<i64>>,
+}
+
+/// A field that is present, `null` included: `Some` of its value.
+fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(deserializer).map(Some)
 }
 
 impl RulesInput {
-    /// The resolved rules for `seats` seats; see [`Rules::resolve`].
+    /// The resolved rules for `seats` seats, `turn_timeout_s` defaulting to
+    /// `default_turn_timeout_s`; see [`Rules::resolve`] and [`Rules::with_turn_timeout`].
+    pub fn resolve_with(
+        &self,
+        seats: u8,
+        default_turn_timeout_s: Option<u32>,
+    ) -> Result<Rules, RuleError> {
+        let turn_timeout_s = self
+            .turn_timeout_s
+            .unwrap_or(default_turn_timeout_s.map(i64::from));
+        self.resolve(seats)?.with_turn_timeout(turn_timeout_s)
+    }
+
+    /// The resolved rules for `seats` seats, with no turn timeout unless the client gave one;
+    /// see [`Rules::resolve`].
     pub fn resolve(&self, seats: u8) -> Result<Rules, RuleError> {
         // Out of u32's range is out of the allowed range too: map it to a value resolve refuses.
         let max_turns_per_hole = self
@@ -124,7 +185,8 @@ impl RulesInput {
             self.final_turns,
             self.flip_after_discard,
             max_turns_per_hole,
-        )
+        )?
+        .with_turn_timeout(self.turn_timeout_s.flatten())
     }
 }
 

@@ -156,6 +156,12 @@ pub struct State {
     pub current_seat: Option<Seat>,
     /// When `current_seat` got the turn.
     pub turn_started_at: Option<Timestamp>,
+    /// When the initial reveal of the current hole began (the deal), while it lasts, in a game
+    /// with a turn timeout: the timeout of the seats still to reveal runs from it.
+    // Kept only under a timeout, so that the state of any other game, and its stored projection,
+    // is what it was before timeouts existed: check-db compares the two.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reveal_started_at: Option<Timestamp>,
     /// The stock, top card last.
     pub stock: Vec<Card>,
     /// The discard pile, top card last.

@@ -10,6 +10,7 @@ use uuid::Uuid;
 
 use super::bots::BotKind;
 use super::cards::Card;
+use super::deadline::turn_deadline;
 use super::event::Event;
 use super::legal::{MoveList, legal_move_list, legal_moves};
 use super::moves::{Move, Source};
@@ -67,6 +68,10 @@ pub struct View {
     pub last_hole: Option<HoleResult>,
     /// When `current_seat` got the turn.
     pub turn_started_at: Option<Timestamp>,
+    /// When the greedy bot takes over the seat(s) to play now, under `turn_timeout_s` (during
+    /// the initial reveal, every seat still to reveal); null without a timeout or when nobody
+    /// is to play.
+    pub turn_deadline: Option<Timestamp>,
     /// The winning seats, once finished.
     pub winners: Option<Vec<Seat>>,
     /// The viewer's seat (own view only).
@@ -163,9 +168,14 @@ pub fn view(state: &State, viewer: Viewer) -> View {
         drawn,
         last_hole: state.last_hole.clone(),
         turn_started_at: state.turn_started_at,
+        turn_deadline: turn_deadline(state),
         winners: state.winners.clone(),
         you,
-        legal_moves: you.map(|seat| legal_moves(state, seat)),
+        // A seat a bot took keeps its view, but its moves are the bot's now.
+        legal_moves: you.map(|seat| match state.players.get(usize::from(seat)) {
+            Some(player) if player.bot.is_some() => Vec::new(),
+            _ => legal_moves(state, seat),
+        }),
     }
 }
 

@@ -4,6 +4,9 @@
 //! # Layout
 //! - [`writes`]: create, join, move, cancel, and the retry loop that settles races in the store;
 //! - [`reads`]: views, the lobby, pages of the log, replays, the export;
+//! - [`timeouts`]: seats handed to the bot (a leave, a turn timeout) and the sweeper that finds
+//!   turn timeouts and expired waiting games;
+//! - [`clock`]: the service's time;
 //! - [`audits`]: the audit of a game, computed once it ends;
 //! - [`live`]: the live log that streams follow, woken by the store's hub;
 //! - [`credentials`]: seat and host tokens, and who presents one;
@@ -12,12 +15,14 @@
 //! - [`error`]: why a use case failed.
 
 pub mod audits;
+pub mod clock;
 pub mod credentials;
 pub mod error;
 pub mod idempotency;
 pub mod live;
 pub mod paging;
 pub mod reads;
+pub mod timeouts;
 pub mod writes;
 
 use std::sync::Arc;
@@ -30,8 +35,10 @@ use crate::metrics::GameMetrics;
 use crate::store::EventStore;
 
 pub use audits::Audit;
+pub use clock::Clock;
 pub use error::ServiceError;
 pub use idempotency::{Answer, IdempotencyKey, MIN_CREATION_KEY_LEN};
+pub use timeouts::Swept;
 pub use writes::{JoinRequest, NewGameRequest};
 
 /// The use cases, over one store.
@@ -39,12 +46,33 @@ pub use writes::{JoinRequest, NewGameRequest};
 pub struct GameService {
     store: Arc<dyn EventStore>,
     metrics: GameMetrics,
+    clock: Clock,
+    default_turn_timeout_s: Option<u32>,
 }
 
 impl GameService {
-    /// A service over `store`, counting games and moves in `metrics`.
+    /// A service over `store`, counting games and moves in `metrics`, on the system clock, whose
+    /// games have no turn timeout unless their creator sets one.
     pub fn new(store: Arc<dyn EventStore>, metrics: GameMetrics) -> Self {
-        GameService { store, metrics }
+        GameService {
+            store,
+            metrics,
+            clock: Clock::system(),
+            default_turn_timeout_s: None,
+        }
+    }
+
+    /// This service on `clock`.
+    pub fn with_clock(self, clock: Clock) -> Self {
+        GameService { clock, ..self }
+    }
+
+    /// This service, whose new games get `turn_timeout_s` when their creator gives none.
+    pub fn with_default_turn_timeout(self, turn_timeout_s: Option<u32>) -> Self {
+        GameService {
+            default_turn_timeout_s: turn_timeout_s,
+            ..self
+        }
     }
 
     /// The store, for readiness checks.
@@ -118,7 +146,9 @@ impl VersionPrecondition {
     }
 }
 
-/// The time of an entry written now.
-fn now() -> Timestamp {
-    Timestamp(chrono::Utc::now().timestamp_micros())
+impl GameService {
+    /// The time of an entry written now.
+    fn now(&self) -> Timestamp {
+        self.clock.now()
+    }
 }

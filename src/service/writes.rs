@@ -13,9 +13,9 @@ use crate::engine::{
     RulesInput, Secrets, State, Timestamp, View, Viewer,
 };
 use crate::service::credentials::{Credential, Token, authenticate, random_bytes};
+use crate::service::timeouts::deadline_of;
 use crate::service::{
     Answer, CreatedGame, GameService, IdempotencyKey, Joined, ServiceError, VersionPrecondition,
-    now,
 };
 use crate::store::codec::{self, to_json};
 use crate::store::{
@@ -53,7 +53,7 @@ pub struct JoinRequest {
 }
 
 /// What one attempt of a write decided.
-enum Attempt<T> {
+pub(super) enum Attempt<T> {
     /// Answer without writing: a stored answer replayed.
     Replay(T),
     /// Append these events, then answer.
@@ -61,12 +61,12 @@ enum Attempt<T> {
 }
 
 /// Events to append with the game's new state, and the answer once they are stored.
-struct Write<T> {
-    events: Vec<Event>,
-    at: Timestamp,
-    update: GameUpdate,
-    idempotency: Option<MoveIdempotency>,
-    answer: T,
+pub(super) struct Write<T> {
+    pub(super) events: Vec<Event>,
+    pub(super) at: Timestamp,
+    pub(super) update: GameUpdate,
+    pub(super) idempotency: Option<MoveIdempotency>,
+    pub(super) answer: T,
 }
 
 impl GameService {
@@ -82,7 +82,9 @@ impl GameService {
             return replay_created(stored, key);
         }
         let (seats, holes) = engine::check_game_size(request.seats, request.holes)?;
-        let rules = request.rules.resolve(seats)?;
+        let rules = request
+            .rules
+            .resolve_with(seats, self.default_turn_timeout_s)?;
         let decks = request
             .decks
             .as_deref()
@@ -100,7 +102,7 @@ impl GameService {
         let server_seed: [u8; 32] = random_bytes();
         let host_token = Token::generate();
         let id = Uuid::new_v4();
-        let at = now();
+        let at = self.now();
         let secrets = Secrets {
             server_seed,
             decks: decks.clone(),
@@ -194,7 +196,7 @@ impl GameService {
                 bot: request.bot,
                 client_seed,
             };
-            let at = now();
+            let at = self.now();
             let Advanced { events, snapshots } = advance(&mut state, record, &command, at)?;
             Ok(Attempt::Write(Box::new(Write {
                 events,
@@ -204,6 +206,7 @@ impl GameService {
                     projection: codec::projection(&state),
                     new_seat: Some(new_seat),
                     snapshots,
+                    deadline_at: deadline_of(&state),
                 },
                 idempotency: None,
                 answer: Joined {
@@ -244,7 +247,7 @@ impl GameService {
                 precondition.check(record.version)?;
             }
             let mv = engine::parse_move(&state, seat, &request)?;
-            let at = now();
+            let at = self.now();
             let Advanced { events, snapshots } =
                 advance(&mut state, record, &Command::Play { seat, mv }, at)?;
             let view = engine::view(&state, Viewer::Seat(seat));
@@ -256,6 +259,7 @@ impl GameService {
                     projection: codec::projection(&state),
                     new_seat: None,
                     snapshots,
+                    deadline_at: deadline_of(&state),
                 },
                 idempotency: idempotency.as_ref().map(|key| MoveIdempotency {
                     seat: i32::from(seat),
@@ -284,7 +288,7 @@ impl GameService {
     /// Runs `attempt` on the game as it is now and appends what it decided with the version it
     /// read. When another writer got there first, the attempt runs again on the fresh state, where
     /// the stored answer of a concurrent retry, or the new turn, decides.
-    async fn write<T>(
+    pub(super) async fn write<T>(
         &self,
         id: Uuid,
         token: Option<&str>,
@@ -341,6 +345,11 @@ impl GameService {
                 }
                 Event::CardFlipped { .. } => self.metrics.moves.with_label_values(&["flip"]).inc(),
                 Event::FlipDeclined { .. } => self.metrics.moves.with_label_values(&["pass"]).inc(),
+                Event::BotTookSeat { reason, .. } => self
+                    .metrics
+                    .seats_taken_by_bots
+                    .with_label_values(&[reason.name()])
+                    .inc(),
                 _ => {}
             }
         }
@@ -375,9 +384,10 @@ fn parse_decks(decks: &[Vec<String>]) -> Result<Vec<[Card; 52]>, RuleError> {
 /// What a command and the bot turns it hands over did: their events, and the states to keep as
 /// snapshots after those that deal a hole, so that a replay never re-decides more than about a
 /// hole.
-struct Advanced {
-    events: Vec<Event>,
-    snapshots: Vec<Snapshot>,
+#[derive(Default)]
+pub(super) struct Advanced {
+    pub(super) events: Vec<Event>,
+    pub(super) snapshots: Vec<Snapshot>,
 }
 
 impl Advanced {
@@ -396,17 +406,14 @@ impl Advanced {
 }
 
 /// Decides `command` on `state` and plays every bot turn it hands over.
-fn advance(
+pub(super) fn advance(
     state: &mut State,
     record: &GameRecord,
     command: &Command,
     at: Timestamp,
 ) -> Result<Advanced, ServiceError> {
     let secrets = codec::secrets_of(record)?;
-    let mut advanced = Advanced {
-        events: Vec::new(),
-        snapshots: Vec::new(),
-    };
+    let mut advanced = Advanced::default();
     let events = engine::execute(state, command, &secrets, at)?;
     advanced.record(state, events);
     // A bot only plays legal moves: a refusal is our bug, not the caller's mistake. Its code

@@ -166,6 +166,9 @@ pub struct GameUpdate {
     pub new_seat: Option<NewSeat>,
     /// States of the game to keep, after some of the new entries: a replay may start from them.
     pub snapshots: Vec<Snapshot>,
+    /// When a bot may take the seats the game now waits for (RFC 3339, as the entries' `at`), or
+    /// `None`: what [`EventStore::overdue_games`] looks for.
+    pub deadline_at: Option<String>,
 }
 
 /// The state of a game after entry `seq`, where a command's events end.
@@ -308,6 +311,18 @@ pub trait EventStore: Send + Sync {
     ///
     /// Fails with `NotWaiting` once the game started, `NotFound` if unknown or already cancelled.
     async fn cancel_game(&self, id: Uuid) -> Result<(), StoreError>;
+
+    /// Up to `limit` games whose `deadline_at` (see [`GameUpdate`]) is at or before `now`
+    /// (RFC 3339), earliest deadline first: the turn timeouts due.
+    async fn overdue_games(&self, now: &str, limit: i64) -> Result<Vec<Uuid>, StoreError>;
+
+    /// Up to `limit` waiting games (private ones included) created at or before `created_before`
+    /// (RFC 3339), oldest first: those to cancel for want of players.
+    async fn expired_waiting_games(
+        &self,
+        created_before: &str,
+        limit: i64,
+    ) -> Result<Vec<Uuid>, StoreError>;
 
     /// Ids of the games that are not cancelled, in id order, after `after`, up to `limit`: for a
     /// pass over the whole database (checking every chain).

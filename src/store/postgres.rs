@@ -126,9 +126,15 @@ impl Backend for Postgres {
         update_head: "\
             WITH updated AS ( \
                 UPDATE games SET version = $2, head_hash = $3, status = $4, projection = $5, \
-                    players = players + $6 \
+                    players = players + $6, deadline_at = $7::timestamptz \
                 WHERE id = $1 RETURNING id) \
             SELECT pg_notify('golf_events', id::text) FROM updated",
+        overdue_games: "\
+            SELECT id FROM games WHERE deadline_at IS NOT NULL AND deadline_at <= $1::timestamptz \
+            ORDER BY deadline_at LIMIT $2",
+        expired_waiting_games: "\
+            SELECT id FROM games WHERE status = 'waiting' AND created_at <= $1::timestamptz \
+            ORDER BY created_at LIMIT $2",
         cancel_game: "\
             WITH cancelled AS ( \
                 UPDATE games SET status = 'cancelled' WHERE id = $1 AND status = 'waiting' \

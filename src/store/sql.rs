@@ -66,9 +66,14 @@ pub struct Statements {
     /// The next `$1` games of the lobby after created_at `$2` (RFC 3339 text) and id `$3`.
     pub list_waiting_after: &'static str,
     /// The last write of an append: game `$1` gets version `$2`, head hash `$3`, status `$4`,
-    /// projection `$5`, and `$6` more players; where the backend announces changes through the
+    /// projection `$5`, `$6` more players and deadline `$7` (RFC 3339 text or NULL); where the backend announces changes through the
     /// database ([`Backend::NOTIFIES_ON_COMMIT`]), the same statement announces this one.
     pub update_head: &'static str,
+    /// Up to `$2` ids of games whose deadline is at or before `$1` (RFC 3339 text), earliest
+    /// first.
+    pub overdue_games: &'static str,
+    /// Up to `$2` ids of waiting games created at or before `$1` (RFC 3339 text), oldest first.
+    pub expired_waiting_games: &'static str,
     /// Cancels game `$1` if it is waiting (one row affected), announcing it as `update_head`
     /// does.
     pub cancel_game: &'static str,
@@ -303,6 +308,12 @@ where
         update: GameUpdate,
         idem: Option<MoveIdempotency>,
     ) -> Result<Vec<Entry>, StoreError> {
+        // In the one text form whose order is its time order, as SQLite compares it.
+        let deadline_at = update
+            .deadline_at
+            .as_deref()
+            .map(normalize_created_at)
+            .transpose()?;
         let mut tx = DB::begin_write(&self.pool).await?;
         let row: Option<HeadRow> = sqlx::query_as(DB::STATEMENTS.lock_head)
             .bind(game_id)
@@ -324,6 +335,7 @@ where
             .bind(&update.status)
             .bind(Json(&update.projection))
             .bind(i32::from(update.new_seat.is_some()))
+            .bind(deadline_at)
             .execute(&mut *tx)
             .await?;
         for snapshot in &update.snapshots {
@@ -480,6 +492,26 @@ where
             None | Some("cancelled") => Err(StoreError::NotFound),
             Some(_) => Err(StoreError::NotWaiting),
         }
+    }
+
+    async fn overdue_games(&self, now: &str, limit: i64) -> Result<Vec<Uuid>, StoreError> {
+        Ok(sqlx::query_scalar(DB::STATEMENTS.overdue_games)
+            .bind(normalize_created_at(now)?)
+            .bind(limit)
+            .fetch_all(&self.pool)
+            .await?)
+    }
+
+    async fn expired_waiting_games(
+        &self,
+        created_before: &str,
+        limit: i64,
+    ) -> Result<Vec<Uuid>, StoreError> {
+        Ok(sqlx::query_scalar(DB::STATEMENTS.expired_waiting_games)
+            .bind(normalize_created_at(created_before)?)
+            .bind(limit)
+            .fetch_all(&self.pool)
+            .await?)
     }
 
     async fn game_ids(&self, after: Option<Uuid>, limit: i64) -> Result<Vec<Uuid>, StoreError> {

@@ -105,8 +105,14 @@ impl Backend for Sqlite {
             ORDER BY created_at DESC, id DESC LIMIT $1",
         update_head: "\
             UPDATE games SET version = $2, head_hash = $3, status = $4, projection = $5, \
-                players = players + $6 \
+                players = players + $6, deadline_at = $7 \
             WHERE id = $1",
+        overdue_games: "\
+            SELECT id FROM games WHERE deadline_at IS NOT NULL AND deadline_at <= $1 \
+            ORDER BY deadline_at LIMIT $2",
+        expired_waiting_games: "\
+            SELECT id FROM games WHERE status = 'waiting' AND created_at <= $1 \
+            ORDER BY created_at LIMIT $2",
         cancel_game: "UPDATE games SET status = 'cancelled' WHERE id = $1 AND status = 'waiting'",
     };
 

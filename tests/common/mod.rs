@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use golf_server::config::{Config, LogFormat};
+use golf_server::service::Clock;
 use golf_server::startup::Application;
 use golf_server::store::{self, EventStore, PoolOptions};
 use serde_json::{Value, json};
@@ -281,7 +282,12 @@ pub async fn spawn_app(backend: Backend) -> TestApp {
 
 /// Starts the real server on 127.0.0.1:0 over `database`, as it is.
 pub async fn spawn_app_on(database: TestDatabase) -> TestApp {
-    let config = Config {
+    spawn_app_with(database, Clock::system(), |_| {}).await
+}
+
+/// The settings of a test server: those of [`spawn_app_on`].
+pub fn test_config(database: &TestDatabase) -> Config {
+    Config {
         bind: "127.0.0.1:0".parse().expect("socket address"),
         database_url: database.url.clone(),
         log_format: LogFormat::Text,
@@ -289,8 +295,24 @@ pub async fn spawn_app_on(database: TestDatabase) -> TestApp {
         db_max_connections: 5,
         db_acquire_timeout: Duration::from_secs(1),
         db_statement_timeout: Duration::from_secs(5),
-    };
-    let app = Application::build(&config)
+        turn_timeout_s: None,
+        // Waiting games are not cancelled behind a test's back (the fixtures of older databases
+        // hold some): the tests of the expiry set it.
+        waiting_expiry: Duration::from_secs(10 * 365 * 24 * 60 * 60),
+        sweep_interval: Duration::from_secs(1),
+    }
+}
+
+/// Starts the real server on 127.0.0.1:0 over `database`, on `clock` (keep a clone to move its
+/// time), with the settings of [`test_config`] as `configure` changes them.
+pub async fn spawn_app_with(
+    database: TestDatabase,
+    clock: Clock,
+    configure: impl FnOnce(&mut Config),
+) -> TestApp {
+    let mut config = test_config(&database);
+    configure(&mut config);
+    let app = Application::build_with_clock(&config, clock)
         .await
         .expect("the server starts");
     let address = format!("http://{}", app.address());

@@ -85,6 +85,7 @@ pub fn rules(final_turns: bool, flip: FlipRule, max_turns: u32) -> Rules {
         final_turns,
         flip_after_discard: flip,
         max_turns_per_hole: max_turns,
+        turn_timeout_s: None,
     }
 }
 

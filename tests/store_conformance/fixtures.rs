@@ -47,6 +47,7 @@ pub fn update(status: &str) -> GameUpdate {
         projection: json!({"status": status}),
         new_seat: None,
         snapshots: Vec::new(),
+        deadline_at: None,
     }
 }
 

@@ -89,6 +89,7 @@ async fn play_random_game(store: &dyn EventStore, number: u64, batch: usize) -> 
             projection: codec::projection(&state),
             new_seat: Some(taken),
             snapshots: Vec::new(),
+            deadline_at: engine::turn_deadline(&state).map(|at| at.to_string()),
         };
         store
             .append(id, version, events, update, None)
@@ -121,6 +122,7 @@ async fn play_random_game(store: &dyn EventStore, number: u64, batch: usize) -> 
             projection: codec::projection(&state),
             new_seat: None,
             snapshots: Vec::new(),
+            deadline_at: engine::turn_deadline(&state).map(|at| at.to_string()),
         };
         store
             .append(id, version, events, update, None)

@@ -1,0 +1,156 @@
+//! Abandoned games: a seat handed to the greedy bot by its player ([`GameService::leave`]) or
+//! for a turn timeout, and the sweep every instance runs ([`GameService::sweep`]) that finds the
+//! turn timeouts due and the waiting games that expired.
+//!
+//! Each takeover goes through the same conditional write as a move (`write`: load, decide,
+//! append at the version read), so when several instances sweep at once, one appends and the
+//! others' appends fail on the version, re-read the game and find nothing left to do: no seat is
+//! taken twice. The deadlines are stored with each game (`deadline_at`), so a timeout that an
+//! instance did not get to before it died is found by the next sweep of any instance.
+
+use std::time::Duration;
+
+use uuid::Uuid;
+
+use crate::engine::{self, Command, State, Timestamp, View, Viewer};
+use crate::service::credentials::Credential;
+use crate::service::writes::{Advanced, Attempt, Write, advance};
+use crate::service::{GameService, ServiceError};
+use crate::store::codec;
+use crate::store::{GameRecord, GameUpdate, StoreError};
+
+/// Games one sweep handles of each kind, at most: the next sweep takes the rest.
+const SWEEP_BATCH: i64 = 100;
+
+/// What one sweep did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Swept {
+    /// Seats the greedy bot took for a turn timeout.
+    pub seats_taken: usize,
+    /// Waiting games cancelled for want of players.
+    pub games_cancelled: usize,
+}
+
+/// The deadline to store with a game in `state` (see `GameUpdate::deadline_at`).
+pub(super) fn deadline_of(state: &State) -> Option<String> {
+    engine::turn_deadline(state).map(|deadline| deadline.to_string())
+}
+
+/// The game row after `advanced` brought the game to `state`.
+fn update_for(state: &State, advanced: Advanced) -> (Vec<engine::Event>, GameUpdate) {
+    let update = GameUpdate {
+        status: state.status.name().to_owned(),
+        projection: codec::projection(state),
+        new_seat: None,
+        snapshots: advanced.snapshots,
+        deadline_at: deadline_of(state),
+    };
+    (advanced.events, update)
+}
+
+impl GameService {
+    /// The player of `token`'s seat leaves a running game: the greedy bot takes the seat
+    /// (`bot_took_seat`, reason `left`) and plays every turn it owes at once. Answers the
+    /// seat's view, which the token still reads.
+    pub async fn leave(&self, id: Uuid, token: Option<&str>) -> Result<View, ServiceError> {
+        self.write(id, token, async |record, mut state, credential| {
+            let Credential::Seat(seat) = credential else {
+                return Err(ServiceError::Unauthorized(
+                    "Leaving needs the seat's token: Authorization: Bearer <token>.",
+                ));
+            };
+            let at = self.now();
+            let advanced = advance(&mut state, record, &Command::Leave { seat }, at)?;
+            let (events, update) = update_for(&state, advanced);
+            Ok(Attempt::Write(Box::new(Write {
+                events,
+                at,
+                update,
+                idempotency: None,
+                answer: engine::view(&state, Viewer::Seat(seat)),
+            })))
+        })
+        .await
+    }
+
+    /// Hands every seat of game `id` whose turn timeout has passed to the greedy bot, which
+    /// plays the turns it owes; returns how many seats it took (0 when the game moved on, or
+    /// another instance took them first).
+    pub async fn take_overdue_seats(&self, id: Uuid) -> Result<usize, ServiceError> {
+        // The clock is moved in, not borrowed through `self`: the sweeper's task must be `Send`,
+        // which an async closure borrowing `self` is not.
+        let clock = self.clock.clone();
+        self.write(id, None, async move |record, mut state, _| {
+            let at = clock.now();
+            let (taken, advanced) = take_overdue(record, &mut state, at)?;
+            if taken == 0 {
+                return Ok(Attempt::Replay(0));
+            }
+            let (events, update) = update_for(&state, advanced);
+            Ok(Attempt::Write(Box::new(Write {
+                events,
+                at,
+                update,
+                idempotency: None,
+                answer: taken,
+            })))
+        })
+        .await
+    }
+
+    /// One pass of the sweeper: the turn timeouts due now, then the waiting games created more
+    /// than `waiting_expiry` ago, cancelled as their host would (404 from then on, out of the
+    /// lobby, their streams closed). A game that fails is logged and left to the next pass.
+    pub async fn sweep(&self, waiting_expiry: Duration) -> Result<Swept, ServiceError> {
+        let now = self.now();
+        let mut swept = Swept::default();
+        for id in self
+            .store
+            .overdue_games(&now.to_string(), SWEEP_BATCH)
+            .await?
+        {
+            match self.take_overdue_seats(id).await {
+                Ok(taken) => swept.seats_taken += taken,
+                Err(error) => tracing::warn!(game = %id, %error, "could not take overdue seats"),
+            }
+        }
+        let expiry = i64::try_from(waiting_expiry.as_micros()).unwrap_or(i64::MAX);
+        let created_before = Timestamp(now.0.saturating_sub(expiry));
+        for id in self
+            .store
+            .expired_waiting_games(&created_before.to_string(), SWEEP_BATCH)
+            .await?
+        {
+            match self.store.cancel_game(id).await {
+                Ok(()) => {
+                    self.metrics.waiting_games_expired.inc();
+                    swept.games_cancelled += 1;
+                }
+                // The last seat was taken, or the host cancelled, since the query.
+                Err(StoreError::NotWaiting | StoreError::NotFound) => {}
+                Err(error) => {
+                    tracing::warn!(game = %id, %error, "could not cancel an expired waiting game")
+                }
+            }
+        }
+        Ok(swept)
+    }
+}
+
+/// Takes every seat of `state` overdue at `at`, one after the other, each followed by the bot
+/// turns it hands over (during the initial reveal several seats may be overdue at once).
+fn take_overdue(
+    record: &GameRecord,
+    state: &mut State,
+    at: Timestamp,
+) -> Result<(usize, Advanced), ServiceError> {
+    let mut total = Advanced::default();
+    let mut taken = 0;
+    while let Some(&seat) = engine::overdue_seats(state, at).first() {
+        let advanced = advance(state, record, &Command::TimeOut { seat, now: at }, at)?;
+        total.events.extend(advanced.events);
+        total.snapshots.extend(advanced.snapshots);
+        taken += 1;
+    }
+    Ok((taken, total))
+}
