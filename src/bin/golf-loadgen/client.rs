@@ -1,0 +1,314 @@
+//! The HTTP side of golf-loadgen: one request per call, counted and timed, and retried on what a
+//! restarting or overloaded server answers (a transport error, 503, 429) until the run stops, so
+//! a server restart in the middle of a run is survived.
+
+use std::fs::File;
+use std::io::{LineWriter, Write};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use reqwest::{RequestBuilder, StatusCode};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+use uuid::Uuid;
+
+use crate::stats::Stats;
+
+/// A game a run plays: its id and one token per seat, as `--games-file` writes it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Game {
+    pub game: String,
+    pub tokens: Vec<String>,
+}
+
+/// A server's answer to a request, once it is not a transport error, 503 or 429.
+#[derive(Debug)]
+pub enum Answer {
+    Ok(Value),
+    NotModified,
+    Refused(StatusCode),
+}
+
+/// What a request is, for the counters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Move,
+    View,
+    /// Setting games up; not measured.
+    Setup,
+    /// The audits after the run, sent after it stopped.
+    Audit,
+}
+
+/// The first wait before a retry; it doubles up to [`MAX_BACKOFF`].
+const FIRST_BACKOFF: Duration = Duration::from_millis(50);
+const MAX_BACKOFF: Duration = Duration::from_secs(2);
+/// How long a request keeps being retried while the server does not answer (or answers 503)
+/// before the game is given up.
+const GIVE_UP_AFTER: Duration = Duration::from_secs(120);
+
+pub struct Client {
+    http: reqwest::Client,
+    base: String,
+    timeout: Duration,
+    idempotency_keys: bool,
+    pub stats: Arc<Stats>,
+    pub stop: CancellationToken,
+    acked_log: Option<Mutex<LineWriter<File>>>,
+    games_file: Option<Mutex<LineWriter<File>>>,
+}
+
+/// How a client is set up.
+pub struct Options<'a> {
+    pub url: &'a str,
+    pub timeout: Duration,
+    pub idempotency_keys: bool,
+    pub acked_log: Option<&'a Path>,
+    pub games_file: Option<&'a Path>,
+}
+
+impl Client {
+    pub fn new(options: &Options) -> Result<Client, String> {
+        let create = |path: Option<&Path>| {
+            path.map(|path| {
+                File::create(path)
+                    .map(|file| Mutex::new(LineWriter::new(file)))
+                    .map_err(|error| format!("cannot write {}: {error}", path.display()))
+            })
+            .transpose()
+        };
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|error| format!("cannot build the HTTP client: {error}"))?;
+        Ok(Client {
+            http,
+            base: options.url.trim_end_matches('/').to_owned(),
+            timeout: options.timeout,
+            idempotency_keys: options.idempotency_keys,
+            stats: Arc::new(Stats::default()),
+            stop: CancellationToken::new(),
+            acked_log: create(options.acked_log)?,
+            games_file: create(options.games_file)?,
+        })
+    }
+
+    pub fn stopped(&self) -> bool {
+        self.stop.is_cancelled()
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// Creates a game and takes its seats; writes it to `--games-file`. None when the server
+    /// refused (counted) or the run stopped.
+    pub async fn set_up(&self, seats: u8, holes: u8) -> Option<Game> {
+        let key = self.idempotency_keys.then(|| Uuid::new_v4().to_string());
+        let body = json!({"seats": seats, "holes": holes});
+        let created = self
+            .send(Kind::Setup, || {
+                let request = self.http.post(self.url("/v1/games")).json(&body);
+                with_key(request, key.as_deref())
+            })
+            .await;
+        let Some(Answer::Ok(created)) = created else {
+            return None;
+        };
+        let id = created["id"].as_str()?.to_owned();
+        self.stats.game_started();
+        let mut tokens = Vec::new();
+        for seat in 0..seats {
+            let path = format!("/v1/games/{id}/players");
+            let body = json!({"name": format!("Load {seat}")});
+            let joined = self
+                .send(Kind::Setup, || self.http.post(self.url(&path)).json(&body))
+                .await;
+            let Some(Answer::Ok(joined)) = joined else {
+                return None;
+            };
+            tokens.push(joined["token"].as_str()?.to_owned());
+        }
+        let game = Game { game: id, tokens };
+        if let Some(file) = &self.games_file {
+            write_line(file, &serde_json::to_value(&game).expect("a game is JSON"));
+        }
+        Some(game)
+    }
+
+    /// Seat `seat`'s view; with `if_none_match`, 304 when the game is still at that version.
+    pub async fn view(
+        &self,
+        game: &Game,
+        seat: usize,
+        if_none_match: Option<i64>,
+    ) -> Option<Answer> {
+        let path = format!("/v1/games/{}/view", game.game);
+        self.send(Kind::View, || {
+            let request = self
+                .http
+                .get(self.url(&path))
+                .bearer_auth(&game.tokens[seat]);
+            match if_none_match {
+                Some(version) => request.header("if-none-match", format!("\"{version}\"")),
+                None => request,
+            }
+        })
+        .await
+    }
+
+    /// Seat `seat` sends `body`, expecting the game at `version` (`If-Match`). An acknowledged
+    /// move is written to `--acked-log`.
+    pub async fn play(
+        &self,
+        game: &Game,
+        seat: usize,
+        body: &Value,
+        version: Option<i64>,
+    ) -> Option<Answer> {
+        let path = format!("/v1/games/{}/moves", game.game);
+        // The same key on every retry: a move the server applied before the connection broke
+        // is answered as it was, not applied twice.
+        let key = self.idempotency_keys.then(|| Uuid::new_v4().to_string());
+        let answer = self
+            .send(Kind::Move, || {
+                let mut request = self
+                    .http
+                    .post(self.url(&path))
+                    .bearer_auth(&game.tokens[seat])
+                    .json(body);
+                if let Some(version) = version {
+                    request = request.header("if-match", format!("\"{version}\""));
+                }
+                with_key(request, key.as_deref())
+            })
+            .await;
+        if let (Some(Answer::Ok(view)), Some(log)) = (&answer, &self.acked_log) {
+            let line = json!({
+                "game": game.game,
+                "seat": seat,
+                "seq": view["version"],
+                "move": body,
+            });
+            write_line(log, &line);
+        }
+        answer
+    }
+
+    /// Whether a finished game's audit says `verified: true`; sent after the run stopped.
+    pub async fn verified(&self, id: &str) -> bool {
+        let path = format!("/v1/games/{id}/audit");
+        let answer = self
+            .send(Kind::Audit, || self.http.get(self.url(&path)))
+            .await;
+        matches!(answer, Some(Answer::Ok(audit)) if audit["verified"] == true)
+    }
+
+    /// The request that opens seat `seat`'s stream of the log after entry `after`.
+    pub fn stream(&self, game: &Game, seat: usize, after: i64) -> RequestBuilder {
+        let path = format!("/v1/games/{}/stream?after={after}", game.game);
+        self.http
+            .get(self.url(&path))
+            .bearer_auth(&game.tokens[seat])
+    }
+
+    /// Sends the request `build` makes until the server answers it with something other than
+    /// 503 or 429, waiting more and more between tries; None when the run stops first (audits
+    /// excepted) or the server stays away for [`GIVE_UP_AFTER`].
+    async fn send(&self, kind: Kind, build: impl Fn() -> RequestBuilder) -> Option<Answer> {
+        let mut backoff = FIRST_BACKOFF;
+        let first_try = Instant::now();
+        loop {
+            if kind != Kind::Audit && self.stopped() {
+                return None;
+            }
+            let sent = Instant::now();
+            match self.try_once(build().timeout(self.timeout)).await {
+                Ok(answer) => {
+                    let took = sent.elapsed();
+                    match (&answer, kind) {
+                        (Answer::Ok(_), Kind::Move) => self.stats.move_acked(took),
+                        (Answer::Ok(_) | Answer::NotModified, Kind::View) => {
+                            self.stats.view_read(took)
+                        }
+                        _ => {}
+                    }
+                    return Some(answer);
+                }
+                Err(retry_after) => {
+                    if first_try.elapsed() > GIVE_UP_AFTER {
+                        return None;
+                    }
+                    let wait = retry_after.unwrap_or(backoff).min(MAX_BACKOFF);
+                    backoff = (backoff * 2).min(MAX_BACKOFF);
+                    if kind == Kind::Audit {
+                        tokio::time::sleep(wait).await;
+                    } else {
+                        tokio::select! {
+                            () = tokio::time::sleep(wait) => {}
+                            () = self.stop.cancelled() => return None,
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// One try: the answer, or Err with how long the server asked to wait (if it said) when the
+    /// request is to be sent again. Every answer that is not a success is counted by status.
+    async fn try_once(&self, request: RequestBuilder) -> Result<Answer, Option<Duration>> {
+        let response = request.send().await.map_err(|_| {
+            self.stats.error("connect");
+            None
+        })?;
+        let status = response.status();
+        if status == StatusCode::NOT_MODIFIED {
+            return Ok(Answer::NotModified);
+        }
+        if status.is_success() {
+            return match response.json::<Value>().await {
+                Ok(body) => Ok(Answer::Ok(body)),
+                Err(_) => {
+                    self.stats.error("connect");
+                    Err(None)
+                }
+            };
+        }
+        self.stats.error(status.as_str());
+        if status == StatusCode::SERVICE_UNAVAILABLE || status == StatusCode::TOO_MANY_REQUESTS {
+            let retry_after = response
+                .headers()
+                .get("retry-after")
+                .and_then(|value| value.to_str().ok())
+                .and_then(|value| value.parse().ok())
+                .map(Duration::from_secs);
+            return Err(retry_after);
+        }
+        Ok(Answer::Refused(status))
+    }
+
+    /// Flushes what the files hold (each line is written whole as it comes).
+    pub fn flush(&self) {
+        for file in [&self.acked_log, &self.games_file].into_iter().flatten() {
+            if let Err(error) = file.lock().expect("file lock").flush() {
+                eprintln!("golf-loadgen: cannot write: {error}");
+            }
+        }
+    }
+}
+
+fn with_key(request: RequestBuilder, key: Option<&str>) -> RequestBuilder {
+    match key {
+        Some(key) => request.header("idempotency-key", key),
+        None => request,
+    }
+}
+
+fn write_line(file: &Mutex<LineWriter<File>>, line: &Value) {
+    let mut file = file.lock().expect("file lock");
+    if let Err(error) = writeln!(file, "{line}") {
+        eprintln!("golf-loadgen: cannot write: {error}");
+    }
+}

@@ -1,0 +1,246 @@
+//! golf-loadgen: plays many games of Golf at once over HTTP against a running golf-server and
+//! reports moves, view reads and games per second, latency percentiles and errors by status.
+//!
+//! `client` sends the requests (retrying through a server restart), `picker` chooses each move
+//! from the last answer, `modes` are the ways of playing (`--mode`, `--resume`), `stats` counts
+//! and reports.
+
+mod client;
+mod modes;
+mod picker;
+mod stats;
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use clap::{Parser, ValueEnum};
+use tokio::sync::Barrier;
+
+use client::{Client, Game, Options};
+use modes::Plan;
+use stats::Check;
+
+/// Plays games of Golf concurrently against a running golf-server and reports its throughput.
+#[derive(Debug, Parser)]
+#[command(name = "golf-loadgen", version)]
+struct Args {
+    /// The server's base URL.
+    #[arg(long, default_value = "http://127.0.0.1:8080")]
+    url: String,
+    /// What to do: play whole games, one task per game (moves); only read seats' views of games
+    /// in progress (views); or one client per seat following its game's stream (players).
+    #[arg(long, value_enum, default_value_t = Mode::Moves)]
+    mode: Mode,
+    /// Games played at once.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    games: u32,
+    /// Seats of each game.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(2..=4))]
+    seats: u8,
+    /// Holes of each game.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=18))]
+    holes: u8,
+    /// Seconds to run (views mode: once every game is set up). Default 10 unless --total-games
+    /// or --resume is given.
+    #[arg(long)]
+    duration: Option<f64>,
+    /// Stop once this many games were started and played to their end.
+    #[arg(long)]
+    total_games: Option<u64>,
+    /// Print the report as JSON on stdout (the summary goes to stderr).
+    #[arg(long)]
+    json: bool,
+    /// After the run, check that every finished game's audit says `verified: true`; exit 1 if not.
+    #[arg(long)]
+    check: bool,
+    /// Write one NDJSON line per acknowledged move: `{game, seat, seq, move}` (seq: the version
+    /// after it).
+    #[arg(long, value_name = "FILE")]
+    acked_log: Option<PathBuf>,
+    /// Write one NDJSON line per game set up: `{game, tokens}`, for `--resume`.
+    #[arg(long, value_name = "FILE")]
+    games_file: Option<PathBuf>,
+    /// Play the games of a `--games-file` to their ends (moves mode), instead of creating games.
+    #[arg(long, value_name = "FILE")]
+    resume: Option<PathBuf>,
+    /// Send an `Idempotency-Key` with every move and creation, so that a retry after a broken
+    /// connection never applies a move twice and gets the first answer.
+    #[arg(long)]
+    idempotency_keys: bool,
+    /// Seconds one request may take before it counts as a transport error and is retried.
+    #[arg(long, default_value_t = 30.0)]
+    timeout: f64,
+    /// No progress line on stderr.
+    #[arg(long)]
+    quiet: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Mode {
+    Moves,
+    Views,
+    Players,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    if let Err(problem) = validate(&args) {
+        eprintln!("golf-loadgen: {problem}");
+        return ExitCode::from(2);
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("the async runtime starts");
+    match runtime.block_on(run(&args)) {
+        Ok(code) => code,
+        Err(problem) => {
+            eprintln!("golf-loadgen: {problem}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn validate(args: &Args) -> Result<(), String> {
+    let positive = |value: f64| value.is_finite() && value > 0.0;
+    if args.duration.is_some_and(|seconds| !positive(seconds)) {
+        return Err("--duration must be a positive number of seconds".to_owned());
+    }
+    if !positive(args.timeout) {
+        return Err("--timeout must be a positive number of seconds".to_owned());
+    }
+    if args.mode == Mode::Views && (args.total_games.is_some() || args.resume.is_some()) {
+        return Err("views mode runs for a --duration only".to_owned());
+    }
+    if args.resume.is_some() && (args.mode != Mode::Moves || args.total_games.is_some()) {
+        return Err("--resume plays the file's games in moves mode".to_owned());
+    }
+    Ok(())
+}
+
+async fn run(args: &Args) -> Result<ExitCode, String> {
+    let client = Arc::new(Client::new(&Options {
+        url: &args.url,
+        timeout: Duration::from_secs_f64(args.timeout),
+        idempotency_keys: args.idempotency_keys,
+        acked_log: args.acked_log.as_deref(),
+        games_file: args.games_file.as_deref(),
+    })?);
+    let resumed = args.resume.as_deref().map(read_games).transpose()?;
+    let duration = args
+        .duration
+        .or((args.total_games.is_none() && resumed.is_none()).then_some(10.0))
+        .map(Duration::from_secs_f64);
+    let plan = Arc::new(Plan {
+        seats: args.seats,
+        holes: args.holes,
+        left: args.total_games.map(AtomicU64::new),
+    });
+    let progress = (!args.quiet).then(|| tokio::spawn(stats::progress(client.stats.clone())));
+
+    let ready = Arc::new(Barrier::new(args.games as usize));
+    let resumed = resumed.map(|games| Arc::new(Mutex::new(games)));
+    let workers: Vec<_> = (0..args.games)
+        .map(|_| {
+            let (client, plan) = (client.clone(), plan.clone());
+            match (&resumed, args.mode) {
+                (Some(games), _) => tokio::spawn(modes::resume(client, games.clone())),
+                (None, Mode::Moves) => tokio::spawn(modes::moves(client, plan)),
+                (None, Mode::Views) => tokio::spawn(modes::views(client, plan, ready.clone())),
+                (None, Mode::Players) => tokio::spawn(modes::players(client, plan)),
+            }
+        })
+        .collect();
+    if args.mode != Mode::Views {
+        client.stats.start_measuring();
+    }
+    let started = wait_until_measuring(&client).await;
+    if let Some(duration) = duration {
+        let stop = client.stop.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(duration).await;
+            stop.cancel();
+        });
+    }
+    for worker in workers {
+        worker
+            .await
+            .map_err(|error| format!("a worker failed: {error}"))?;
+    }
+    let elapsed = started.elapsed();
+    client.stop.cancel();
+    if let Some(progress) = progress {
+        progress.abort();
+    }
+    client.flush();
+
+    let mut report = client.stats.report(elapsed);
+    if args.check {
+        report.check = Some(check(&client).await);
+    }
+    if args.json {
+        let json = serde_json::to_string_pretty(&report).expect("a report is JSON");
+        println!("{json}");
+        eprint!("{}", report.human());
+    } else {
+        print!("{}", report.human());
+    }
+    let checked_out = report.check.is_none_or(|check| check.failed == 0);
+    let did_something = report.moves_acked + report.views_read + report.games_finished > 0;
+    Ok(if checked_out && did_something {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// Waits until the workers are measuring (views mode sets its games up first) and returns when
+/// that began.
+async fn wait_until_measuring(client: &Client) -> Instant {
+    while !client.stats.is_measuring() {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    Instant::now()
+}
+
+/// The games of a `--games-file`.
+fn read_games(path: &Path) -> Result<VecDeque<Game>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+    text.lines()
+        .filter(|line| !line.trim().is_empty())
+        .enumerate()
+        .map(|(number, line)| {
+            serde_json::from_str(line)
+                .map_err(|error| format!("{} line {}: {error}", path.display(), number + 1))
+        })
+        .collect()
+}
+
+/// Reads the audit of every game that finished, a few at a time.
+async fn check(client: &Arc<Client>) -> Check {
+    let ids = client.stats.finished_ids();
+    let mut result = Check::default();
+    for batch in ids.chunks(16) {
+        let audits: Vec<_> = batch
+            .iter()
+            .map(|id| {
+                let (client, id) = (client.clone(), id.clone());
+                tokio::spawn(async move { client.verified(&id).await })
+            })
+            .collect();
+        for audit in audits {
+            result.checked += 1;
+            if audit.await.unwrap_or(false) {
+                result.verified += 1;
+            } else {
+                result.failed += 1;
+            }
+        }
+    }
+    result
+}

@@ -1,0 +1,307 @@
+//! The three ways golf-loadgen plays (`--mode`), and `--resume`: each is a worker that one task
+//! runs per concurrent game.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::{Barrier, watch};
+
+use crate::client::{Answer, Client, Game};
+use crate::picker::{Action, choose, next_action};
+
+/// A game given up after this many refusals in a row (answers that are neither a success nor a
+/// conflict reloaded): the server and golf-loadgen disagree about it.
+const MAX_REFUSALS: u32 = 20;
+
+/// How long a seat in players mode waits for the stream before it reads its view anyway.
+const POLL_EVERY: Duration = Duration::from_secs(1);
+
+/// The games a run creates: their shape, and how many are left to start (`--total-games`).
+pub struct Plan {
+    pub seats: u8,
+    pub holes: u8,
+    pub left: Option<AtomicU64>,
+}
+
+impl Plan {
+    /// Whether another game may be started (and if counted, counts it).
+    fn take(&self) -> bool {
+        self.left.as_ref().is_none_or(|left| {
+            left.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+                .is_ok()
+        })
+    }
+}
+
+/// How a driven game ended.
+enum Outcome {
+    Finished,
+    /// The view reached what was asked for.
+    Reached,
+    /// The run stopped, or the server refused too often.
+    Stopped,
+}
+
+/// Moves mode: creates games one after another and plays each to its end, all seats by this task.
+pub async fn moves(client: Arc<Client>, plan: Arc<Plan>) {
+    while !client.stopped() && plan.take() {
+        let Some(game) = client.set_up(plan.seats, plan.holes).await else {
+            pause(&client).await;
+            continue;
+        };
+        if let Some(view) = first_view(&client, &game).await {
+            drive(&client, &game, view, |_| false).await;
+        }
+    }
+}
+
+/// Resume: plays the games of a `--games-file` to their ends.
+pub async fn resume(client: Arc<Client>, games: Arc<Mutex<VecDeque<Game>>>) {
+    loop {
+        let next = games.lock().expect("games lock").pop_front();
+        let Some(game) = next else { return };
+        if let Some(view) = first_view(&client, &game).await {
+            drive(&client, &game, view, |_| false).await;
+        }
+        if client.stopped() {
+            return;
+        }
+    }
+}
+
+/// Views mode: sets a game up past its initial reveal, waits for every worker to be there, then
+/// reads its seats' views in turn until the run stops.
+pub async fn views(client: Arc<Client>, plan: Arc<Plan>, ready: Arc<Barrier>) {
+    let mut game = None;
+    if let Some(set_up) = client.set_up(plan.seats, plan.holes).await
+        && let Some(view) = first_view(&client, &set_up).await
+    {
+        let past_reveal = |view: &Value| view["stage"] != "reveal";
+        if let Outcome::Reached = drive(&client, &set_up, view, past_reveal).await {
+            game = Some(set_up);
+        }
+    }
+    if ready.wait().await.is_leader() {
+        client.stats.start_measuring();
+    }
+    let Some(game) = game else { return };
+    while !client.stopped() {
+        for seat in 0..game.tokens.len() {
+            if client.view(&game, seat, None).await.is_none() {
+                return;
+            }
+        }
+    }
+}
+
+/// Players mode: creates games one after another; each seat of a game is a client of its own
+/// that learns its turn from the game's stream and plays from its `legal_moves`.
+pub async fn players(client: Arc<Client>, plan: Arc<Plan>) {
+    while !client.stopped() && plan.take() {
+        let Some(game) = client.set_up(plan.seats, plan.holes).await else {
+            pause(&client).await;
+            continue;
+        };
+        let game = Arc::new(game);
+        let seats: Vec<_> = (0..game.tokens.len())
+            .map(|seat| tokio::spawn(play_seat(client.clone(), game.clone(), seat)))
+            .collect();
+        let mut finished = true;
+        for seat in seats {
+            finished &= seat.await.unwrap_or(false);
+        }
+        if finished {
+            client.stats.game_finished(&game.game);
+        }
+    }
+}
+
+/// Seat 0's view of a game just set up or resumed.
+async fn first_view(client: &Client, game: &Game) -> Option<Value> {
+    for _ in 0..MAX_REFUSALS {
+        match client.view(game, 0, None).await? {
+            Answer::Ok(view) => return Some(view),
+            Answer::NotModified | Answer::Refused(_) => pause(client).await,
+        }
+    }
+    client.stats.game_abandoned();
+    None
+}
+
+/// Plays every seat of `game` from `view` until it is finished or `until` holds for a view: one
+/// request per move, each chosen from the answer to the one before.
+async fn drive(
+    client: &Client,
+    game: &Game,
+    mut view: Value,
+    until: impl Fn(&Value) -> bool,
+) -> Outcome {
+    let mut turn = 0u64;
+    let mut refusals = 0;
+    loop {
+        if until(&view) {
+            return Outcome::Reached;
+        }
+        let (seat, answer) = match next_action(&view, turn) {
+            Action::Finished => {
+                client.stats.game_finished(&game.game);
+                return Outcome::Finished;
+            }
+            Action::Move { seat, body } => {
+                let version = view["version"].as_i64();
+                match client.play(game, seat, &body, version).await {
+                    Some(Answer::Ok(answer)) => {
+                        view = answer;
+                        turn += 1;
+                        refusals = 0;
+                        continue;
+                    }
+                    Some(Answer::Refused(status)) => {
+                        if status == 409 || status == 412 {
+                            client.stats.conflict();
+                        }
+                        refusals += 1;
+                        (seat, client.view(game, seat, None).await)
+                    }
+                    Some(Answer::NotModified) | None => return Outcome::Stopped,
+                }
+            }
+            Action::NeedView(seat) => (seat, client.view(game, seat, None).await),
+            Action::Wait => {
+                pause(client).await;
+                refusals += 1;
+                (0, client.view(game, 0, None).await)
+            }
+        };
+        match answer {
+            Some(Answer::Ok(answer)) => view = answer,
+            Some(Answer::NotModified | Answer::Refused(_)) => refusals += 1,
+            None => return Outcome::Stopped,
+        }
+        if refusals > MAX_REFUSALS {
+            eprintln!("golf-loadgen: game {} seat {seat} given up", game.game);
+            client.stats.game_abandoned();
+            return Outcome::Stopped;
+        }
+    }
+}
+
+/// One seat of players mode: plays from its own view whenever it lists legal moves, else waits
+/// for the stream to show a newer entry (or [`POLL_EVERY`]) and reads its view again with
+/// `If-None-Match`. True when it saw the game finished.
+async fn play_seat(client: Arc<Client>, game: Arc<Game>, seat: usize) -> bool {
+    let (newest, mut seen) = watch::channel(0i64);
+    let follower = tokio::spawn(follow(client.clone(), game.clone(), seat, newest));
+    let finished = seat_loop(&client, &game, seat, &mut seen).await;
+    follower.abort();
+    finished
+}
+
+async fn seat_loop(
+    client: &Client,
+    game: &Game,
+    seat: usize,
+    seen: &mut watch::Receiver<i64>,
+) -> bool {
+    let Some(mut view) = first_view_of(client, game, seat).await else {
+        return false;
+    };
+    let mut turn = seat as u64;
+    let mut refusals = 0;
+    loop {
+        if view["status"] == "finished" {
+            return true;
+        }
+        let version = view["version"].as_i64().unwrap_or(0);
+        let legal = view["legal_moves"]
+            .as_array()
+            .filter(|legal| !legal.is_empty());
+        if let Some(legal) = legal {
+            let body = choose(&view, seat, legal, turn);
+            match client.play(game, seat, &body, Some(version)).await {
+                Some(Answer::Ok(answer)) => {
+                    view = answer;
+                    turn += 1;
+                    refusals = 0;
+                    continue;
+                }
+                Some(Answer::Refused(status)) => {
+                    if status == 409 || status == 412 {
+                        client.stats.conflict();
+                    } else {
+                        refusals += 1;
+                    }
+                }
+                Some(Answer::NotModified) | None => return false,
+            }
+        } else {
+            tokio::select! {
+                _ = tokio::time::timeout(POLL_EVERY, seen.wait_for(|&seq| seq > version)) => {}
+                () = client.stop.cancelled() => return false,
+            }
+        }
+        match client.view(game, seat, Some(version)).await {
+            Some(Answer::Ok(answer)) => view = answer,
+            Some(Answer::NotModified) => {}
+            Some(Answer::Refused(_)) => refusals += 1,
+            None => return false,
+        }
+        if refusals > MAX_REFUSALS {
+            eprintln!("golf-loadgen: game {} seat {seat} given up", game.game);
+            client.stats.game_abandoned();
+            return false;
+        }
+    }
+}
+
+async fn first_view_of(client: &Client, game: &Game, seat: usize) -> Option<Value> {
+    for _ in 0..MAX_REFUSALS {
+        match client.view(game, seat, None).await? {
+            Answer::Ok(view) => return Some(view),
+            Answer::NotModified | Answer::Refused(_) => pause(client).await,
+        }
+    }
+    None
+}
+
+/// Follows a seat's stream, publishing the seq of each entry it carries; reconnects after the
+/// entry it saw last when the stream ends or breaks.
+async fn follow(client: Arc<Client>, game: Arc<Game>, seat: usize, newest: watch::Sender<i64>) {
+    let mut after = 0i64;
+    let mut backoff = Duration::from_millis(50);
+    while !client.stopped() {
+        match client.stream(&game, seat, after).send().await {
+            Ok(mut response) if response.status().is_success() => {
+                backoff = Duration::from_millis(50);
+                let mut pending = String::new();
+                while let Ok(Some(chunk)) = response.chunk().await {
+                    pending.push_str(&String::from_utf8_lossy(&chunk));
+                    while let Some(end) = pending.find('\n') {
+                        let line: String = pending.drain(..=end).collect();
+                        if let Some(seq) = line.strip_prefix("id:")
+                            && let Ok(seq) = seq.trim().parse::<i64>()
+                        {
+                            after = seq;
+                            newest.send_replace(seq);
+                        }
+                    }
+                }
+            }
+            Ok(response) => client.stats.error(response.status().as_str()),
+            Err(_) => client.stats.error("connect"),
+        }
+        tokio::time::sleep(backoff).await;
+        backoff = (backoff * 2).min(Duration::from_secs(2));
+    }
+}
+
+/// A short wait before trying again, cut short when the run stops.
+async fn pause(client: &Client) {
+    tokio::select! {
+        () = tokio::time::sleep(Duration::from_millis(100)) => {}
+        () = client.stop.cancelled() => {}
+    }
+}

@@ -1,0 +1,316 @@
+//! What a run counts (acknowledged moves, view reads, finished games, errors by status) and
+//! measures (latencies), the once-a-second progress line, and the final report.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+/// The counters every task of a run shares. Moves, views and their latencies count only while
+/// measuring (views mode sets its games up first); errors count always.
+#[derive(Default)]
+pub struct Stats {
+    measuring: AtomicBool,
+    moves: AtomicU64,
+    views: AtomicU64,
+    games_finished: AtomicU64,
+    games_started: AtomicU64,
+    games_abandoned: AtomicU64,
+    conflicts: AtomicU64,
+    move_micros: Mutex<Vec<u32>>,
+    view_micros: Mutex<Vec<u32>>,
+    errors: Mutex<BTreeMap<String, u64>>,
+    finished_ids: Mutex<Vec<String>>,
+}
+
+impl Stats {
+    pub fn start_measuring(&self) {
+        self.measuring.store(true, Ordering::SeqCst);
+    }
+
+    pub fn is_measuring(&self) -> bool {
+        self.measuring.load(Ordering::Relaxed)
+    }
+
+    pub fn move_acked(&self, took: Duration) {
+        if self.is_measuring() {
+            self.moves.fetch_add(1, Ordering::Relaxed);
+            push_micros(&self.move_micros, took);
+        }
+    }
+
+    pub fn view_read(&self, took: Duration) {
+        if self.is_measuring() {
+            self.views.fetch_add(1, Ordering::Relaxed);
+            push_micros(&self.view_micros, took);
+        }
+    }
+
+    /// A move refused because the game moved on (409 or 412): the mover reloads and goes on.
+    pub fn conflict(&self) {
+        self.conflicts.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// An answer that was not a success, by status code, or `connect` for a transport error.
+    pub fn error(&self, kind: &str) {
+        let mut errors = self.errors.lock().expect("errors lock");
+        *errors.entry(kind.to_owned()).or_default() += 1;
+    }
+
+    pub fn game_started(&self) {
+        self.games_started.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn game_finished(&self, id: &str) {
+        if self.is_measuring() {
+            self.games_finished.fetch_add(1, Ordering::Relaxed);
+        }
+        self.finished_ids
+            .lock()
+            .expect("finished lock")
+            .push(id.to_owned());
+    }
+
+    /// A game given up after too many refusals in a row.
+    pub fn game_abandoned(&self) {
+        self.games_abandoned.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Every game that finished during the run, measured or not (for `--check`).
+    pub fn finished_ids(&self) -> Vec<String> {
+        self.finished_ids.lock().expect("finished lock").clone()
+    }
+
+    fn snapshot(&self) -> (u64, u64, u64, u64) {
+        let errors = self.errors.lock().expect("errors lock").values().sum();
+        (
+            self.moves.load(Ordering::Relaxed),
+            self.views.load(Ordering::Relaxed),
+            self.games_finished.load(Ordering::Relaxed),
+            errors,
+        )
+    }
+
+    /// The report of a run that measured for `elapsed`.
+    pub fn report(&self, elapsed: Duration) -> Report {
+        let seconds = elapsed.as_secs_f64().max(1e-9);
+        let (moves, views, games, _) = self.snapshot();
+        let rate = |count: u64| round(count as f64 / seconds, 1);
+        Report {
+            elapsed_s: round(seconds, 3),
+            moves_acked: moves,
+            views_read: views,
+            games_started: self.games_started.load(Ordering::Relaxed),
+            games_finished: games,
+            games_abandoned: self.games_abandoned.load(Ordering::Relaxed),
+            moves_per_sec: rate(moves),
+            views_per_sec: rate(views),
+            games_per_sec: rate(games),
+            move_latency_ms: Latency::of(&self.move_micros),
+            view_latency_ms: Latency::of(&self.view_micros),
+            conflicts: self.conflicts.load(Ordering::Relaxed),
+            errors: self.errors.lock().expect("errors lock").clone(),
+            check: None,
+        }
+    }
+}
+
+fn push_micros(samples: &Mutex<Vec<u32>>, took: Duration) {
+    let micros = u32::try_from(took.as_micros()).unwrap_or(u32::MAX);
+    samples.lock().expect("samples lock").push(micros);
+}
+
+fn round(value: f64, digits: i32) -> f64 {
+    let scale = 10f64.powi(digits);
+    (value * scale).round() / scale
+}
+
+/// Percentiles of a set of latencies, in milliseconds (all zero when there was none).
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Latency {
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+    pub max: f64,
+    pub mean: f64,
+}
+
+impl Latency {
+    fn of(samples: &Mutex<Vec<u32>>) -> Latency {
+        let mut samples = samples.lock().expect("samples lock").clone();
+        if samples.is_empty() {
+            return Latency::default();
+        }
+        samples.sort_unstable();
+        let ms = |micros: u32| round(f64::from(micros) / 1000.0, 3);
+        // Nearest rank: the smallest sample with at least q of all samples at or below it.
+        let at = |q: f64| {
+            let rank = (q * samples.len() as f64).ceil() as usize;
+            ms(samples[rank.clamp(1, samples.len()) - 1])
+        };
+        let total: u64 = samples.iter().map(|&micros| u64::from(micros)).sum();
+        Latency {
+            p50: at(0.50),
+            p90: at(0.90),
+            p99: at(0.99),
+            max: ms(*samples.last().expect("not empty")),
+            mean: round(total as f64 / samples.len() as f64 / 1000.0, 3),
+        }
+    }
+}
+
+/// The audit of every finished game (`--check`).
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Check {
+    pub checked: u64,
+    pub verified: u64,
+    /// Games whose audit said `verified: false`, or could not be read.
+    pub failed: u64,
+}
+
+/// What a run reports, as `--json` prints it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub elapsed_s: f64,
+    pub moves_acked: u64,
+    pub views_read: u64,
+    pub games_started: u64,
+    pub games_finished: u64,
+    pub games_abandoned: u64,
+    pub moves_per_sec: f64,
+    pub views_per_sec: f64,
+    pub games_per_sec: f64,
+    pub move_latency_ms: Latency,
+    pub view_latency_ms: Latency,
+    /// Moves refused with 409 or 412 because the game moved on (also counted in `errors`).
+    pub conflicts: u64,
+    /// Answers that were not a success, by status code; `connect` counts transport errors.
+    pub errors: BTreeMap<String, u64>,
+    pub check: Option<Check>,
+}
+
+impl Report {
+    /// The summary a person reads.
+    pub fn human(&self) -> String {
+        let latency = |l: &Latency| {
+            format!(
+                "p50 {:.1} ms, p90 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+                l.p50, l.p90, l.p99, l.max
+            )
+        };
+        // A resumed run starts no game.
+        let started = match self.games_started {
+            0 => String::new(),
+            started => format!(" of {started}"),
+        };
+        let mut text = format!(
+            "{:.1} s: {} moves acknowledged ({:.1}/s), {} views read ({:.1}/s), \
+             {}{started} games finished ({:.2}/s)\n",
+            self.elapsed_s,
+            self.moves_acked,
+            self.moves_per_sec,
+            self.views_read,
+            self.views_per_sec,
+            self.games_finished,
+            self.games_per_sec,
+        );
+        if self.moves_acked > 0 {
+            text += &format!("moves: {}\n", latency(&self.move_latency_ms));
+        }
+        if self.views_read > 0 {
+            text += &format!("views: {}\n", latency(&self.view_latency_ms));
+        }
+        if self.errors.is_empty() {
+            text += "errors: none\n";
+        } else {
+            let errors: Vec<String> = self
+                .errors
+                .iter()
+                .map(|(kind, count)| format!("{kind}: {count}"))
+                .collect();
+            text += &format!(
+                "errors: {} ({} conflicts reloaded)\n",
+                errors.join(", "),
+                self.conflicts
+            );
+        }
+        if self.games_abandoned > 0 {
+            text += &format!(
+                "{} games given up after repeated refusals\n",
+                self.games_abandoned
+            );
+        }
+        if let Some(check) = &self.check {
+            text += &format!(
+                "audit: {} of {} finished games verified, {} failed\n",
+                check.verified, check.checked, check.failed
+            );
+        }
+        text
+    }
+}
+
+/// Prints a line on stderr each second with the counts and the rates of the last second, until
+/// the task is aborted.
+pub async fn progress(stats: std::sync::Arc<Stats>) {
+    let start = Instant::now();
+    let mut last = stats.snapshot();
+    let mut ticks = tokio::time::interval(Duration::from_secs(1));
+    ticks.tick().await;
+    loop {
+        ticks.tick().await;
+        let now = stats.snapshot();
+        eprintln!(
+            "[{:>4}s] moves {} ({}/s)  views {} ({}/s)  games finished {}  errors {}",
+            start.elapsed().as_secs(),
+            now.0,
+            now.0 - last.0,
+            now.1,
+            now.1 - last.1,
+            now.2,
+            now.3,
+        );
+        last = now;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_are_nearest_rank_in_milliseconds() {
+        let samples = Mutex::new((1..=100).map(|ms| ms * 1000).collect::<Vec<u32>>());
+        let latency = Latency::of(&samples);
+        assert_eq!(
+            (latency.p50, latency.p90, latency.p99, latency.max),
+            (50.0, 90.0, 99.0, 100.0)
+        );
+        assert_eq!(latency.mean, 50.5);
+    }
+
+    #[test]
+    fn no_samples_give_zeros() {
+        let latency = Latency::of(&Mutex::new(Vec::new()));
+        assert_eq!((latency.p50, latency.max), (0.0, 0.0));
+    }
+
+    #[test]
+    fn nothing_counts_before_measuring() {
+        let stats = Stats::default();
+        stats.move_acked(Duration::from_millis(3));
+        stats.view_read(Duration::from_millis(3));
+        stats.game_finished("a");
+        stats.start_measuring();
+        stats.move_acked(Duration::from_millis(5));
+        let report = stats.report(Duration::from_secs(1));
+        assert_eq!(
+            (report.moves_acked, report.views_read, report.games_finished),
+            (1, 0, 0)
+        );
+        assert_eq!(report.move_latency_ms.max, 5.0);
+        assert_eq!(stats.finished_ids(), ["a"]);
+    }
+}
