@@ -276,17 +276,12 @@ async fn follow(client: Arc<Client>, game: Arc<Game>, seat: usize, newest: watch
         match client.stream(&game, seat, after).send().await {
             Ok(mut response) if response.status().is_success() => {
                 backoff = Duration::from_millis(50);
-                let mut pending = String::new();
+                let mut pending = Vec::new();
                 while let Ok(Some(chunk)) = response.chunk().await {
-                    pending.push_str(&String::from_utf8_lossy(&chunk));
-                    while let Some(end) = pending.find('\n') {
-                        let line: String = pending.drain(..=end).collect();
-                        if let Some(seq) = line.strip_prefix("id:")
-                            && let Ok(seq) = seq.trim().parse::<i64>()
-                        {
-                            after = seq;
-                            newest.send_replace(seq);
-                        }
+                    pending.extend_from_slice(&chunk);
+                    if let Some(seq) = take_last_id(&mut pending) {
+                        after = seq;
+                        newest.send_replace(seq);
                     }
                 }
             }
@@ -298,10 +293,38 @@ async fn follow(client: Arc<Client>, game: Arc<Game>, seat: usize, newest: watch
     }
 }
 
+/// Consumes the complete lines of an SSE stream's bytes (a chunk may end in the middle of one)
+/// and returns the last `id:` among them.
+fn take_last_id(pending: &mut Vec<u8>) -> Option<i64> {
+    let end = pending.iter().rposition(|&byte| byte == b'\n')?;
+    let lines: Vec<u8> = pending.drain(..=end).collect();
+    String::from_utf8_lossy(&lines)
+        .lines()
+        .filter_map(|line| line.strip_prefix("id:")?.trim().parse().ok())
+        .next_back()
+}
+
 /// A short wait before trying again, cut short when the run stops.
 async fn pause(client: &Client) {
     tokio::select! {
         () = tokio::time::sleep(Duration::from_millis(100)) => {}
         () = client.stop.cancelled() => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stream_ids_are_read_from_complete_lines_only() {
+        let mut pending = b"id: 7\ndata: {\"seq\": 7}\n\nid: 8\ndata: {\"na".to_vec();
+        // The line that "id: 8" ends is complete; the data after it is not.
+        assert_eq!(take_last_id(&mut pending), Some(8));
+        pending.extend_from_slice(b"me\": \"\xc3\xa9\"}\n\nid: 1");
+        assert_eq!(take_last_id(&mut pending), None);
+        pending.extend_from_slice(b"0\n");
+        assert_eq!(take_last_id(&mut pending), Some(10));
+        assert!(pending.is_empty());
     }
 }
