@@ -183,6 +183,11 @@ fn no_schema_needs_a_made_up_name() {
             !name.ends_with("Item") && !name.contains("Type0"),
             "{name} is a made-up name"
         );
+        // A Rust type's name (`u8`, `i64`) says nothing to a client.
+        assert!(
+            name.starts_with(|c: char| c.is_ascii_uppercase()),
+            "{name} is named after a Rust type"
+        );
     }
     anonymous_unions(&spec["paths"], "#/paths", false, &mut found);
     assert!(found.is_empty(), "anonymous unions at {found:?}");

@@ -4,13 +4,14 @@
 //! `CardDrawnData`, ...), and `Move` and `LogEntry` become `oneOf`s of those with a
 //! `discriminator` on `type`. The variants are taken from the derived schemas, so the document
 //! follows the Rust types: a new move or event gets its named schema without an edit here.
+//! The seat number, which utoipa names after its primitive (`u8`), is named `Seat`.
 
 use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 use utoipa::openapi::schema::{
-    ArrayBuilder, Discriminator, Object, ObjectBuilder, OneOfBuilder, Schema, SchemaFormat,
-    SchemaType, Type,
+    ArrayBuilder, ArrayItems, Discriminator, Object, ObjectBuilder, OneOfBuilder, Schema,
+    SchemaFormat, SchemaType, Type,
 };
 use utoipa::openapi::{KnownFormat, OpenApi, Ref, RefOr};
 use utoipa::{PartialSchema, ToSchema};
@@ -21,6 +22,8 @@ use crate::engine::{Event, Move};
 pub const MOVE: &str = "Move";
 /// The name of the union of log entries, as `/events`, `/export` and `/stream` give them.
 pub const LOG_ENTRY: &str = "LogEntry";
+/// The name of a seat number's schema.
+pub const SEAT: &str = "Seat";
 /// The property whose value tells the variants apart, in moves and in log entries.
 pub const DISCRIMINATOR: &str = "type";
 
@@ -294,4 +297,48 @@ pub fn name_unions(spec: &mut OpenApi) {
     name_log_entries(schemas);
     type_events_page(schemas);
     describe_nullable(schemas);
+    name_seat(schemas);
+}
+
+/// `Seat` for the schema utoipa derives from the seat alias under the name of its primitive.
+fn name_seat(schemas: &mut BTreeMap<String, RefOr<Schema>>) {
+    const DERIVED: &str = "u8";
+    let Some(RefOr::T(Schema::Object(mut seat))) = schemas.remove(DERIVED) else {
+        return;
+    };
+    seat.description = Some("A seat: 0 for the first player to join, up to `seats - 1`".into());
+    schemas.insert(SEAT.to_owned(), seat.into());
+    let (from, to) = (
+        Ref::from_schema_name(DERIVED).ref_location,
+        Ref::from_schema_name(SEAT).ref_location,
+    );
+    for schema in schemas.values_mut() {
+        redirect(schema, &from, &to);
+    }
+}
+
+/// Points every reference to `from` within `schema` at `to`.
+fn redirect(schema: &mut RefOr<Schema>, from: &str, to: &str) {
+    match schema {
+        RefOr::Ref(reference) if reference.ref_location == from => {
+            reference.ref_location = to.to_owned();
+        }
+        RefOr::Ref(_) => {}
+        RefOr::T(Schema::Object(object)) => {
+            for property in object.properties.values_mut() {
+                redirect(property, from, to);
+            }
+        }
+        RefOr::T(Schema::Array(array)) => {
+            if let ArrayItems::RefOrSchema(items) = &mut array.items {
+                redirect(items, from, to);
+            }
+        }
+        RefOr::T(Schema::OneOf(union)) => {
+            for item in &mut union.items {
+                redirect(item, from, to);
+            }
+        }
+        RefOr::T(_) => {}
+    }
 }
