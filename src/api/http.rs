@@ -102,6 +102,15 @@ pub fn read_body(body: Result<Bytes, actix_web::Error>) -> Result<Bytes, ApiErro
     body.map_err(
         |error| match error.as_error::<actix_web::error::PayloadError>() {
             Some(actix_web::error::PayloadError::Overflow) => ApiError::payload_too_large(),
+            Some(actix_web::error::PayloadError::Io(io))
+                if io.kind() == std::io::ErrorKind::TimedOut =>
+            {
+                ApiError::new(
+                    actix_web::http::StatusCode::REQUEST_TIMEOUT,
+                    "request_timeout",
+                    "The body did not arrive in time.",
+                )
+            }
             _ => ApiError::malformed(format!("The body cannot be read: {error}")),
         },
     )

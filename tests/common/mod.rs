@@ -8,7 +8,7 @@ pub mod openapi;
 use std::sync::Arc;
 use std::time::Duration;
 
-use golf_server::config::{Config, LogFormat};
+use golf_server::config::{Config, HttpSettings, LogFormat};
 use golf_server::startup::Application;
 use golf_server::store::{self, EventStore, PoolOptions};
 use serde_json::{Value, json};
@@ -274,6 +274,7 @@ pub async fn spawn_app_on(database: TestDatabase) -> TestApp {
         db_max_connections: 5,
         db_acquire_timeout: Duration::from_secs(1),
         db_statement_timeout: Duration::from_secs(5),
+        http: HttpSettings::default(),
     };
     let app = Application::build(&config)
         .await
