@@ -266,6 +266,16 @@ pub async fn spawn_app(backend: Backend) -> TestApp {
 
 /// Starts the real server on 127.0.0.1:0 over `database`, as it is.
 pub async fn spawn_app_on(database: TestDatabase) -> TestApp {
+    // Every test client comes from 127.0.0.1, and one test holds a thousand streams.
+    let http = HttpSettings {
+        max_streams_per_client: 10_000,
+        ..HttpSettings::default()
+    };
+    spawn_app_with(database, http).await
+}
+
+/// Starts the real server on 127.0.0.1:0 over `database`, with the HTTP settings `http`.
+pub async fn spawn_app_with(database: TestDatabase, http: HttpSettings) -> TestApp {
     let config = Config {
         bind: "127.0.0.1:0".parse().expect("socket address"),
         database_url: database.url.clone(),
@@ -274,7 +284,7 @@ pub async fn spawn_app_on(database: TestDatabase) -> TestApp {
         db_max_connections: 5,
         db_acquire_timeout: Duration::from_secs(1),
         db_statement_timeout: Duration::from_secs(5),
-        http: HttpSettings::default(),
+        http,
     };
     let app = Application::build(&config)
         .await
