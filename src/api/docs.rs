@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use utoipa::openapi::example::{Example, ExampleBuilder};
 use utoipa::openapi::link::{Link, LinkBuilder};
 use utoipa::openapi::{
-    ContentBuilder, Header, HeaderBuilder, Object, OpenApi, Ref, RefOr, Response, ResponseBuilder,
-    Type,
+    ContentBuilder, Header, HeaderBuilder, Object, ObjectBuilder, OpenApi, Ref, RefOr, Response,
+    ResponseBuilder, Type,
 };
 use utoipa::{IntoResponses, ToSchema};
 
@@ -396,13 +396,38 @@ impl IntoResponses for LiveLogStreamed {
                 .content(
                     "text/event-stream",
                     ContentBuilder::new()
-                        .schema(Some(Object::with_type(Type::String)))
+                        .schema(Some(server_sent_event()))
                         .example(Some(example.into()))
                         .build(),
                 )
                 .private(),
         )])
     }
+}
+
+/// The schema of one event of the stream, as SSE clients parse it (its fields, as strings): the
+/// convention of OpenAPI 3.2's `itemSchema`, which tools that read streams check events against.
+fn server_sent_event() -> Object {
+    ObjectBuilder::new()
+        .description(Some("One event of the stream: a log entry"))
+        .property(
+            "id",
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .pattern(Some("^[1-9][0-9]*$"))
+                .description(Some("The entry's `seq`")),
+        )
+        .property(
+            "data",
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .content_media_type("application/json")
+                .content_schema(Some(Ref::from_schema_name(crate::api::schemas::LOG_ENTRY)))
+                .description(Some("The entry, a `LogEntry`, as JSON on one line")),
+        )
+        .required("id")
+        .required("data")
+        .build()
 }
 
 /// `200` and `409` to `GET /v1/games/{id}/export`.
