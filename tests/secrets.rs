@@ -48,7 +48,10 @@ impl Server {
                 let end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ':'));
                 return rest[..end.unwrap_or(rest.len())].to_owned();
             }
-            assert!(Instant::now() < deadline, "the server did not start:\n{output}");
+            assert!(
+                Instant::now() < deadline,
+                "the server did not start:\n{output}"
+            );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
@@ -122,8 +125,15 @@ fn cards_in(line: &str, cards: &[String]) -> Vec<String> {
         .collect()
 }
 
-async fn open_stream(app: &TestApp, id: &str, query: &str, bearer: Option<&str>) -> reqwest::Response {
-    let mut request = app.client.get(app.url(&format!("/v1/games/{id}/stream{query}")));
+async fn open_stream(
+    app: &TestApp,
+    id: &str,
+    query: &str,
+    bearer: Option<&str>,
+) -> reqwest::Response {
+    let mut request = app
+        .client
+        .get(app.url(&format!("/v1/games/{id}/stream{query}")));
     if let Some(token) = bearer {
         request = request.header("authorization", format!("Bearer {token}"));
     }
@@ -157,14 +167,25 @@ async fn a_whole_game_logged(backend: Backend, format: &str) -> (String, Vec<Str
 
     let mut streams = vec![
         open_stream(&app, &id, &format!("?token={}", seats[0].token), None).await,
-        open_stream(&app, &id, &format!("?%74oken={}&after=0", seats[1].token), None).await,
+        open_stream(
+            &app,
+            &id,
+            &format!("?%74oken={}&after=0", seats[1].token),
+            None,
+        )
+        .await,
         open_stream(&app, &id, "", Some(&seats[2].token)).await,
         open_stream(&app, &id, "?after=1", Some(&host)).await,
     ];
     // Refusals carry tokens too: of another game, misspelt, in the wrong place.
     let (other, _) = app.create_game(json!({"seats": 2})).await;
     let refused = app
-        .send(Method::GET, &format!("/v1/games/{other}/view"), None, Some(&seats[0].token))
+        .send(
+            Method::GET,
+            &format!("/v1/games/{other}/view"),
+            None,
+            Some(&seats[0].token),
+        )
         .await;
     assert_eq!(refused.status(), 401);
     let misspelt = app
@@ -185,7 +206,12 @@ async fn a_whole_game_logged(backend: Backend, format: &str) -> (String, Vec<Str
         assert!(matches!(first, Ok(Ok(Some(_)))), "the stream was served");
     }
     let events: Value = app
-        .send(Method::GET, &format!("/v1/games/{id}/events"), None, Some(&host))
+        .send(
+            Method::GET,
+            &format!("/v1/games/{id}/events"),
+            None,
+            Some(&host),
+        )
         .await
         .json()
         .await
@@ -198,10 +224,17 @@ async fn a_whole_game_logged(backend: Backend, format: &str) -> (String, Vec<Str
 fn assert_no_secret(log: &str, secrets: &[String], format: &str) {
     let lines: Vec<&str> = log.lines().collect();
     assert!(
-        lines.iter().filter(|line| line.contains("request finished")).count() > 20,
+        lines
+            .iter()
+            .filter(|line| line.contains("request finished"))
+            .count()
+            > 20,
         "the requests are logged ({format}):\n{log}"
     );
-    assert!(log.contains("DEBUG") || log.contains("\"DEBUG\""), "debug lines are there");
+    assert!(
+        log.contains("DEBUG") || log.contains("\"DEBUG\""),
+        "debug lines are there"
+    );
     if format == "json" {
         for line in lines.iter().filter(|line| !line.trim().is_empty()) {
             assert!(
@@ -224,7 +257,10 @@ fn assert_no_secret(log: &str, secrets: &[String], format: &str) {
     let cards = card_codes();
     for line in &lines {
         let found = cards_in(line, &cards);
-        assert!(found.is_empty(), "card codes {found:?} in the {format} log: {line}");
+        assert!(
+            found.is_empty(),
+            "card codes {found:?} in the {format} log: {line}"
+        );
     }
 }
 
