@@ -30,7 +30,7 @@ pub struct CreateGameBody {
     #[schema(minimum = 1, maximum = 18, default = 9)]
     pub holes: i64,
     /// Rule options; any left out take their defaults.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::http::object")]
     pub rules: RulesInput,
     /// Keep the game out of the lobby (default false); anyone with its id may still join.
     #[serde(default)]
