@@ -3,7 +3,7 @@
 //! Every variable has a default so that `cargo run` works on a fresh machine; a value that is
 //! present but wrong stops the program with one line naming the variable.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
 use thiserror::Error;
@@ -52,6 +52,94 @@ pub struct Config {
     /// `GOLF_SWEEP_INTERVAL_MS`: how often each instance looks for turn timeouts and expired
     /// waiting games.
     pub sweep_interval: Duration,
+    /// What the HTTP edge allows: limits, proxies, CORS, slow clients.
+    pub http: HttpSettings,
+}
+
+/// The settings of the HTTP edge, each from its own variable. Every limit here is per instance:
+/// behind a load balancer, a client may get as much from each instance.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpSettings {
+    /// `GOLF_RATE_LIMIT_PER_MIN`: game creations and joins a client address may make per minute
+    /// (and at once); `None`, the default, sets no limit.
+    pub rate_limit_per_min: Option<u32>,
+    /// `GOLF_MAX_STREAMS_PER_CLIENT`: live streams one client address may hold open at once.
+    pub max_streams_per_client: u32,
+    /// `GOLF_TRUSTED_PROXIES`: the proxies whose `Forwarded` / `X-Forwarded-For` name the client.
+    pub trusted_proxies: Vec<Network>,
+    /// `GOLF_CORS_ORIGINS`: the origins browsers may call the API from; none by default.
+    pub cors_origins: Vec<String>,
+    /// `GOLF_CLIENT_TIMEOUT_MS`: how long a client has to send a request's head, and then its
+    /// body, before its connection is closed.
+    pub client_timeout: Duration,
+    /// `GOLF_KEEP_ALIVE_MS`: how long an idle connection stays open between requests.
+    pub keep_alive: Duration,
+}
+
+impl Default for HttpSettings {
+    fn default() -> Self {
+        HttpSettings {
+            rate_limit_per_min: None,
+            max_streams_per_client: DEFAULT_MAX_STREAMS_PER_CLIENT,
+            trusted_proxies: Vec::new(),
+            cors_origins: Vec::new(),
+            client_timeout: Duration::from_millis(DEFAULT_CLIENT_TIMEOUT_MS.into()),
+            keep_alive: Duration::from_millis(DEFAULT_KEEP_ALIVE_MS.into()),
+        }
+    }
+}
+
+/// Open streams a client address may hold by default: a household or an office behind one
+/// address watches a few dozen games at most.
+pub const DEFAULT_MAX_STREAMS_PER_CLIENT: u32 = 100;
+const DEFAULT_CLIENT_TIMEOUT_MS: u32 = 5000;
+const DEFAULT_KEEP_ALIVE_MS: u32 = 5000;
+
+/// An address or a block of addresses (`10.0.0.0/8`, `fd00::/8`, `192.0.2.7`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Network {
+    address: IpAddr,
+    prefix: u8,
+}
+
+impl Network {
+    /// Whether `ip` is in the block. An IPv4 address mapped into IPv6 (`::ffff:a.b.c.d`, as a
+    /// dual-stack listener reports it) counts as the IPv4 one.
+    pub fn contains(&self, ip: IpAddr) -> bool {
+        let ip = ip.to_canonical();
+        let (net, ip, bits) = match (self.address, ip) {
+            (IpAddr::V4(net), IpAddr::V4(ip)) => (u32::from(net).into(), u32::from(ip).into(), 32),
+            (IpAddr::V6(net), IpAddr::V6(ip)) => (u128::from(net), u128::from(ip), 128),
+            _ => return false,
+        };
+        let mask = match u32::from(self.prefix) {
+            0 => 0,
+            prefix => u128::MAX << (bits - prefix) & (u128::MAX >> (128 - bits)),
+        };
+        net & mask == ip & mask
+    }
+}
+
+impl std::str::FromStr for Network {
+    type Err = ();
+
+    fn from_str(text: &str) -> Result<Self, ()> {
+        let (address, prefix) = match text.split_once('/') {
+            Some((address, prefix)) => (address, Some(prefix)),
+            None => (text, None),
+        };
+        let address: IpAddr = address.trim().parse().map_err(|_| ())?;
+        let address = address.to_canonical();
+        let bits = if address.is_ipv4() { 32 } else { 128 };
+        let prefix = match prefix {
+            Some(prefix) => prefix.trim().parse::<u8>().map_err(|_| ())?,
+            None => bits,
+        };
+        if prefix > bits {
+            return Err(());
+        }
+        Ok(Network { address, prefix })
+    }
 }
 
 /// How long a game waits for players by default: a day.
@@ -135,6 +223,8 @@ impl Config {
             parse_number(&lookup, "GOLF_WAITING_EXPIRY_S", DEFAULT_WAITING_EXPIRY_S)?;
         let sweep_interval_ms = parse_number(&lookup, "GOLF_SWEEP_INTERVAL_MS", 1000)?;
 
+        let http = http_settings(&lookup)?;
+
         Ok(Config {
             bind,
             database_url,
@@ -146,7 +236,72 @@ impl Config {
             turn_timeout_s,
             waiting_expiry: Duration::from_secs(u64::from(waiting_expiry_s)),
             sweep_interval: Duration::from_millis(u64::from(sweep_interval_ms)),
+            http,
         })
+    }
+}
+
+fn http_settings(lookup: &impl Fn(&str) -> Option<String>) -> Result<HttpSettings, ConfigError> {
+    let rate_limit_per_min = match lookup("GOLF_RATE_LIMIT_PER_MIN") {
+        None => None,
+        Some(_) => Some(parse_number(lookup, "GOLF_RATE_LIMIT_PER_MIN", 0)?),
+    };
+    let max_streams_per_client = parse_number(
+        lookup,
+        "GOLF_MAX_STREAMS_PER_CLIENT",
+        DEFAULT_MAX_STREAMS_PER_CLIENT,
+    )?;
+    let trusted_proxies = list(lookup, "GOLF_TRUSTED_PROXIES")
+        .into_iter()
+        .map(|item| {
+            item.parse().map_err(|_| ConfigError {
+                var: "GOLF_TRUSTED_PROXIES",
+                value: item,
+                expected: "comma-separated addresses or blocks such as 10.0.0.1, 10.1.0.0/16, fd00::/8",
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    let cors_origins = list(lookup, "GOLF_CORS_ORIGINS");
+    if let Some(bad) = cors_origins.iter().find(|origin| !is_origin(origin)) {
+        return Err(ConfigError {
+            var: "GOLF_CORS_ORIGINS",
+            value: bad.clone(),
+            expected: "comma-separated origins such as https://golf.example.org (scheme, host and \
+                       port only, no path, no *)",
+        });
+    }
+    let client_ms = parse_number(lookup, "GOLF_CLIENT_TIMEOUT_MS", DEFAULT_CLIENT_TIMEOUT_MS)?;
+    let keep_alive_ms = parse_number(lookup, "GOLF_KEEP_ALIVE_MS", DEFAULT_KEEP_ALIVE_MS)?;
+    Ok(HttpSettings {
+        rate_limit_per_min,
+        max_streams_per_client,
+        trusted_proxies,
+        cors_origins,
+        client_timeout: Duration::from_millis(client_ms.into()),
+        keep_alive: Duration::from_millis(keep_alive_ms.into()),
+    })
+}
+
+/// The items of a comma-separated variable, trimmed, without empty ones.
+fn list(lookup: &impl Fn(&str) -> Option<String>, var: &str) -> Vec<String> {
+    lookup(var)
+        .unwrap_or_default()
+        .split(',')
+        .map(str::trim)
+        .filter(|item| !item.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// An origin as browsers send it in `Origin`: `scheme://host[:port]`, nothing after.
+fn is_origin(text: &str) -> bool {
+    match text.split_once("://") {
+        Some((scheme, host)) => {
+            matches!(scheme, "http" | "https")
+                && !host.is_empty()
+                && !host.contains(['/', '*', ' ', '?', '#'])
+        }
+        None => false,
     }
 }
 
@@ -293,6 +448,65 @@ mod tests {
         let err = config_with(&[("DATABASE_URL", "mysql://golf:s3cret@db:3306/golf")]).unwrap_err();
         assert_eq!(err.value, "mysql://***@db:3306/golf");
         assert!(!err.to_string().contains("s3cret"));
+    }
+
+    #[test]
+    fn the_http_settings_are_read_from_their_variables() {
+        let defaults = config_with(&[]).unwrap().http;
+        assert_eq!(defaults, HttpSettings::default());
+        assert_eq!(
+            defaults.rate_limit_per_min, None,
+            "no rate limit unless set"
+        );
+        assert!(defaults.cors_origins.is_empty(), "no CORS unless set");
+        let http = config_with(&[
+            ("GOLF_RATE_LIMIT_PER_MIN", "30"),
+            ("GOLF_MAX_STREAMS_PER_CLIENT", "4"),
+            ("GOLF_TRUSTED_PROXIES", " 10.0.0.0/8, 192.0.2.7 ,fd00::/8"),
+            (
+                "GOLF_CORS_ORIGINS",
+                "https://golf.example.org, http://localhost:3000",
+            ),
+            ("GOLF_CLIENT_TIMEOUT_MS", "750"),
+        ])
+        .unwrap()
+        .http;
+        assert_eq!(http.rate_limit_per_min, Some(30));
+        assert_eq!(http.max_streams_per_client, 4);
+        assert_eq!(http.trusted_proxies.len(), 3);
+        assert_eq!(
+            http.cors_origins,
+            ["https://golf.example.org", "http://localhost:3000"]
+        );
+        assert_eq!(http.client_timeout, Duration::from_millis(750));
+        for (var, bad) in [
+            ("GOLF_RATE_LIMIT_PER_MIN", "0"),
+            ("GOLF_MAX_STREAMS_PER_CLIENT", "many"),
+            ("GOLF_TRUSTED_PROXIES", "10.0.0.0/33"),
+            ("GOLF_TRUSTED_PROXIES", "proxy.local"),
+            ("GOLF_CORS_ORIGINS", "*"),
+            ("GOLF_CORS_ORIGINS", "https://golf.example.org/play"),
+            ("GOLF_KEEP_ALIVE_MS", "-5"),
+        ] {
+            assert_eq!(config_with(&[(var, bad)]).unwrap_err().var, var, "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_network_contains_its_addresses_and_no_other() {
+        let block: Network = "10.1.0.0/16".parse().unwrap();
+        assert!(block.contains("10.1.200.3".parse().unwrap()));
+        assert!(!block.contains("10.2.0.1".parse().unwrap()));
+        assert!(block.contains("::ffff:10.1.0.9".parse().unwrap()));
+        let one: Network = "192.0.2.7".parse().unwrap();
+        assert!(one.contains("192.0.2.7".parse().unwrap()));
+        assert!(!one.contains("192.0.2.8".parse().unwrap()));
+        let v6: Network = "fd00::/8".parse().unwrap();
+        assert!(v6.contains("fd12::1".parse().unwrap()));
+        assert!(!v6.contains("fe80::1".parse().unwrap()));
+        assert!(!v6.contains("10.1.0.1".parse().unwrap()));
+        let all: Network = "0.0.0.0/0".parse().unwrap();
+        assert!(all.contains("203.0.113.9".parse().unwrap()));
     }
 
     #[test]

@@ -4,9 +4,10 @@ use std::net::{SocketAddr, TcpListener};
 use std::sync::Arc;
 use std::time::Duration;
 
+use actix_cors::Cors;
 use actix_web::dev::Server;
-use actix_web::http::header::{HeaderName, HeaderValue};
-use actix_web::middleware::{Next, from_fn};
+use actix_web::http::header::{self, HeaderName, HeaderValue};
+use actix_web::middleware::{Condition, Next, from_fn};
 use actix_web::web::Data;
 use actix_web::{App, HttpMessage, HttpServer};
 use anyhow::Context;
@@ -14,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 use tracing_actix_web::{RequestId, TracingLogger};
 
 use crate::api;
+use crate::api::limits::{Limits, body_deadline};
 use crate::config::Config;
 use crate::metrics::{Metrics, track_requests};
 use crate::service::{Clock, GameService, Swept};
@@ -60,12 +62,20 @@ impl Application {
         let state = api::state(service, stopping.clone());
         let spec = api::openapi();
         let routes = Data::new(api::RouteTable::new(&spec));
+        let limits = Data::new(Limits::new(&config.http));
+        let cors_origins = config.http.cors_origins.clone();
         let server = HttpServer::new(move || {
             App::new()
                 .app_data(state.clone())
                 .app_data(metrics.clone())
                 .app_data(routes.clone())
+                .app_data(limits.clone())
                 .configure(|config| api::configure(config, &spec))
+                .wrap(from_fn(body_deadline))
+                .wrap(Condition::new(
+                    !cors_origins.is_empty(),
+                    cors(&cors_origins),
+                ))
                 .wrap(from_fn(api::problem::problems_only))
                 .wrap(from_fn(api::head_as_get))
                 .wrap(from_fn(track_requests))
@@ -73,6 +83,11 @@ impl Application {
                 .wrap(TracingLogger::<RedactingRootSpan>::new())
         })
         .shutdown_timeout(SHUTDOWN_GRACE_SECONDS)
+        // Slow clients: a connection whose request head is not in within the client timeout is
+        // closed (with 408), and its body gets as long again (`body_deadline`); an idle one
+        // closes after the keep-alive.
+        .client_request_timeout(config.http.client_timeout)
+        .keep_alive(config.http.keep_alive)
         // actix stops at once on SIGINT; here both signals drain the requests in flight, and
         // end the open streams, whose clients resume elsewhere with Last-Event-ID.
         .shutdown_signal(async move {
@@ -93,6 +108,32 @@ impl Application {
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         self.server.await
     }
+}
+
+/// Lets browsers on `origins` call the API: preflights are answered, the request headers the
+/// API reads are allowed, and the response headers a client needs are exposed. Other origins
+/// get no CORS header, which browsers take as a refusal.
+fn cors(origins: &[String]) -> Cors {
+    origins
+        .iter()
+        .fold(Cors::default(), |cors, origin| cors.allowed_origin(origin))
+        .allowed_methods(["GET", "HEAD", "POST", "DELETE"])
+        .allowed_headers([
+            header::AUTHORIZATION,
+            header::CONTENT_TYPE,
+            header::IF_MATCH,
+            header::IF_NONE_MATCH,
+            HeaderName::from_static("idempotency-key"),
+            HeaderName::from_static("last-event-id"),
+        ])
+        .expose_headers([
+            header::ETAG,
+            header::LOCATION,
+            header::RETRY_AFTER,
+            HeaderName::from_static("x-request-id"),
+        ])
+        .block_on_origin_mismatch(false)
+        .max_age(600)
 }
 
 /// Resolves on the first SIGTERM or SIGINT (Ctrl-C).

@@ -176,6 +176,12 @@ pub const CODES: &[ProblemCode] = &[
         Reload,
     ),
     code(
+        "request_timeout",
+        408,
+        "The body did not arrive within the client timeout (`GOLF_CLIENT_TIMEOUT_MS`).",
+        FixRequest,
+    ),
+    code(
         "payload_too_large",
         413,
         "The body is over 64 KiB.",
@@ -258,6 +264,18 @@ pub const CODES: &[ProblemCode] = &[
         422,
         "A parameter (`after`, `limit`, a seq, ...) is out of its range.",
         FixRequest,
+    ),
+    code(
+        "rate_limited",
+        429,
+        "This client address created or joined too many games in the last minute (only when the instance sets `GOLF_RATE_LIMIT_PER_MIN`); `Retry-After` says when a token is back.",
+        RetryLater,
+    ),
+    code(
+        "too_many_streams",
+        429,
+        "This client address holds as many open streams as it may (`GOLF_MAX_STREAMS_PER_CLIENT`); close one, or retry after `Retry-After`.",
+        RetryLater,
     ),
     code(
         "internal_error",

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use utoipa::openapi::example::{Example, ExampleBuilder};
 use utoipa::openapi::link::{Link, LinkBuilder};
 use utoipa::openapi::{
-    ContentBuilder, Header, HeaderBuilder, Object, OpenApi, Ref, RefOr, Response, ResponseBuilder,
-    Type,
+    ContentBuilder, Header, HeaderBuilder, Object, ObjectBuilder, OpenApi, Ref, RefOr, Response,
+    ResponseBuilder, Type,
 };
 use utoipa::{IntoResponses, ToSchema};
 
@@ -89,6 +89,13 @@ const CONTENT_DISPOSITION: DocumentedHeader = DocumentedHeader {
     example: "attachment; filename=\"golf-4b3a1f64-5f2c-4a8e-9d0b-1c2d3e4f5a6b.ndjson\"",
 };
 
+const RETRY_AFTER: DocumentedHeader = DocumentedHeader {
+    name: "Retry-After",
+    component: "Retry-After",
+    description: "In how many seconds to try again",
+    example: "12",
+};
+
 /// The `Cache-Control` of an answer that never changes (a finished game's export).
 pub const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 
@@ -96,7 +103,7 @@ pub const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 pub const NDJSON: &str = "application/x-ndjson";
 
 impl DocumentedHeader {
-    const ALL: [&DocumentedHeader; 9] = [
+    const ALL: [&DocumentedHeader; 10] = [
         &REQUEST_ID,
         &AUTHENTICATE,
         &ETAG,
@@ -106,6 +113,7 @@ impl DocumentedHeader {
         &CACHE_NO_CACHE,
         &CACHE_IMMUTABLE,
         &CONTENT_DISPOSITION,
+        &RETRY_AFTER,
     ];
 
     fn definition(&self) -> Header {
@@ -411,13 +419,38 @@ impl IntoResponses for LiveLogStreamed {
                 .content(
                     "text/event-stream",
                     ContentBuilder::new()
-                        .schema(Some(Object::with_type(Type::String)))
+                        .schema(Some(server_sent_event()))
                         .example(Some(example.into()))
                         .build(),
                 )
                 .private(),
         )])
     }
+}
+
+/// The schema of one event of the stream, as SSE clients parse it (its fields, as strings): the
+/// convention of OpenAPI 3.2's `itemSchema`, which tools that read streams check events against.
+fn server_sent_event() -> Object {
+    ObjectBuilder::new()
+        .description(Some("One event of the stream: a log entry"))
+        .property(
+            "id",
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .pattern(Some("^[1-9][0-9]*$"))
+                .description(Some("The entry's `seq`")),
+        )
+        .property(
+            "data",
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .content_media_type("application/json")
+                .content_schema(Some(Ref::from_schema_name(crate::api::schemas::LOG_ENTRY)))
+                .description(Some("The entry, a `LogEntry`, as JSON on one line")),
+        )
+        .required("id")
+        .required("data")
+        .build()
 }
 
 /// `200` and `409` to `GET /v1/games/{id}/export`.
@@ -477,7 +510,7 @@ impl IntoResponses for ProblemsPage {
     }
 }
 
-/// `400` and `413` of an operation with a JSON body.
+/// `400`, `408` and `413` of an operation with a JSON body.
 pub struct BodyProblems;
 
 impl IntoResponses for BodyProblems {
@@ -491,6 +524,10 @@ impl IntoResponses for BodyProblems {
                         "The body does not parse: missing field `type` at line 1 column 2",
                     ),
                 ),
+            ),
+            (
+                408,
+                problem_of_catalog("request_timeout: the body did not arrive in time"),
             ),
             (
                 413,
@@ -533,6 +570,48 @@ impl IntoResponses for NoSuchGame {
             ),
         )])
     }
+}
+
+/// `429` of the operations under the rate limit (game creation and joins), when it is set.
+pub struct RateLimited;
+
+impl IntoResponses for RateLimited {
+    fn responses() -> ResponseMap {
+        responses([(
+            429,
+            problem_of_catalog(
+                "rate_limited: this client address created or joined too many games of late \
+                 (only when the instance sets a rate limit)",
+            )
+            .with(&RETRY_AFTER),
+        )])
+    }
+}
+
+/// `429` of the stream, when the client holds all of its streams.
+pub struct TooManyStreams;
+
+impl IntoResponses for TooManyStreams {
+    fn responses() -> ResponseMap {
+        responses([(
+            429,
+            problem_of_catalog(
+                "too_many_streams: this client address holds as many open streams as it may",
+            )
+            .with(&RETRY_AFTER),
+        )])
+    }
+}
+
+/// A problem response whose examples [`codes::exemplify`] makes from the catalog, by the codes
+/// that `description` names.
+fn problem_of_catalog(description: &str) -> ResponseBuilder {
+    ResponseBuilder::new().description(description).content(
+        "application/problem+json",
+        ContentBuilder::new()
+            .schema(Some(Ref::from_schema_name(Problem::name())))
+            .build(),
+    )
 }
 
 /// `500` and `503` of every operation that reads or writes the database.

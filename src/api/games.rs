@@ -11,6 +11,7 @@ use crate::api::http::{
     Privacy, answer_response, bearer, idempotency_key, parse_body, read_body, view_response,
     with_location,
 };
+use crate::api::limits::Admitted;
 use crate::api::problem::{ApiError, Problem};
 use crate::api::{AppState, docs};
 use crate::engine::{RulesInput, Status};
@@ -29,7 +30,7 @@ pub struct CreateGameBody {
     #[schema(minimum = 1, maximum = 18, default = 9)]
     pub holes: i64,
     /// Rule options; any left out take their defaults.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::http::object")]
     pub rules: RulesInput,
     /// Keep the game out of the lobby (default false); anyone with its id may still join.
     #[serde(default)]
@@ -73,11 +74,13 @@ pub struct LobbyQuery {
         docs::BodyProblems,
         (status = 409, description = "write_conflict: another write won every retry; database_busy: another write held the data past the lock timeout; nothing was applied either way", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "invalid_game_options, invalid_deck, idempotency_key_reused", body = Problem, content_type = "application/problem+json"),
+        docs::RateLimited,
         docs::DatabaseFailures,
     )
 )]
 #[post("/v1/games")]
 pub async fn create_game(
+    _: Admitted,
     state: Data<AppState>,
     request: HttpRequest,
     body: Result<Bytes, actix_web::Error>,

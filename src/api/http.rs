@@ -102,15 +102,43 @@ pub fn read_body(body: Result<Bytes, actix_web::Error>) -> Result<Bytes, ApiErro
     body.map_err(
         |error| match error.as_error::<actix_web::error::PayloadError>() {
             Some(actix_web::error::PayloadError::Overflow) => ApiError::payload_too_large(),
+            Some(actix_web::error::PayloadError::Io(io))
+                if io.kind() == std::io::ErrorKind::TimedOut =>
+            {
+                ApiError::new(
+                    actix_web::http::StatusCode::REQUEST_TIMEOUT,
+                    "request_timeout",
+                    "The body did not arrive in time.",
+                )
+            }
             _ => ApiError::malformed(format!("The body cannot be read: {error}")),
         },
     )
 }
 
-/// Parses a JSON body into its shape: every failure is a 400 `malformed_request`.
+/// Parses a JSON body into its shape: every failure is a 400 `malformed_request`. Every body is
+/// an object: serde would also read a struct from an array of its fields in order.
 pub fn parse_body<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
+    if body.iter().find(|byte| !byte.is_ascii_whitespace()) == Some(&b'[') {
+        return Err(ApiError::malformed(
+            "The body must be a JSON object, not an array.",
+        ));
+    }
     serde_json::from_slice(body)
         .map_err(|error| ApiError::malformed(format!("The body does not parse: {error}")))
+}
+
+/// Reads a field that is an object only (not the array of its fields that serde would also
+/// take for a struct): `#[serde(deserialize_with = "object")]`.
+pub fn object<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::de::DeserializeOwned,
+{
+    use serde::Deserialize;
+    use serde::de::Error;
+    let fields = serde_json::Map::<String, serde_json::Value>::deserialize(deserializer)?;
+    T::deserialize(serde_json::Value::Object(fields)).map_err(D::Error::custom)
 }
 
 /// The token of the `Authorization` header, if there is one (the scheme `Bearer` is
@@ -158,7 +186,16 @@ pub fn idempotency_key(
 /// The request's `If-Match`. It compares strongly (RFC 9110): a weak tag never matches. A bare
 /// number is taken as the quoted tag it stands for, for people typing it by hand.
 pub fn if_match(request: &HttpRequest) -> Result<Option<VersionPrecondition>, ApiError> {
-    Ok(header_text(request, header::IF_MATCH)?.map(|sent| {
+    let sent = header_text(request, header::IF_MATCH)?;
+    if sent
+        .as_deref()
+        .is_some_and(|sent| sent.split(',').any(|tag| tag.trim().is_empty()))
+    {
+        return Err(ApiError::malformed(
+            "If-Match names no version: send the ETag of a view, or *.",
+        ));
+    }
+    Ok(sent.map(|sent| {
         let tags: Vec<&str> = sent.split(',').map(str::trim).collect();
         VersionPrecondition {
             any: tags.contains(&"*"),

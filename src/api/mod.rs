@@ -7,6 +7,7 @@
 //!   [`audit`] (where the log stands, and whether a finished one checks out),
 //!   [`stream`] (the live log as Server-Sent Events),
 //!   [`health`] (liveness, readiness, metrics);
+//! - [`limits`]: who the client is, its rate of creations and joins, its open streams;
 //! - [`http`]: bodies, tokens, `Idempotency-Key`, `If-Match`, `ETag`, private caching;
 //! - [`problem`]: the one place where failures become problem+json;
 //! - [`docs`]: the shared responses and examples of the OpenAPI document;
@@ -22,6 +23,7 @@ pub mod games;
 pub mod health;
 pub mod http;
 pub mod leave;
+pub mod limits;
 pub mod log;
 pub mod moves;
 pub mod players;

@@ -7,6 +7,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::api::http::{bearer, parse_body, private, read_body};
+use crate::api::limits::Admitted;
 use crate::api::problem::{ApiError, Problem};
 use crate::api::{AppState, docs};
 use crate::engine::BotKind;
@@ -43,11 +44,13 @@ pub struct JoinBody {
         docs::NoSuchGame,
         (status = 409, description = "game_full, write_conflict, database_busy", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "invalid_name, invalid_client_seed", body = Problem, content_type = "application/problem+json"),
+        docs::RateLimited,
         docs::DatabaseFailures,
     )
 )]
 #[post("/v1/games/{id}/players")]
 pub async fn join_game(
+    _: Admitted,
     state: Data<AppState>,
     request: HttpRequest,
     id: Path<Uuid>,

@@ -159,9 +159,10 @@ impl ResponseError for ApiError {
 }
 
 /// Makes every error response a problem. Handlers answer problems already; what answers outside
-/// them (the docs page answers a bare 404 for an asset it does not have, and a text 500) is
-/// replaced by the problem of its status. Other statuses are left as they are, since nothing
-/// else answers them outside the handlers.
+/// them (the docs page answers a bare 404 for an asset it does not have, and a text 500; CORS
+/// refuses a preflight with a text 400) is replaced by the problem of its status, keeping the
+/// CORS headers. Other statuses are left as they are, since nothing else answers them outside
+/// the handlers.
 pub async fn problems_only(
     request: ServiceRequest,
     next: Next<impl MessageBody>,
@@ -180,12 +181,22 @@ pub async fn problems_only(
             tracing::error!("a 500 that is not a problem");
             Some(ApiError::internal())
         }
+        StatusCode::BAD_REQUEST => Some(ApiError::malformed(
+            "A CORS preflight from an origin, or for a method or headers, that this server does \
+             not allow.",
+        )),
         _ => None,
     };
     Ok(match replacement {
-        Some(problem) => response
-            .into_response(problem.error_response())
-            .map_into_right_body(),
+        Some(problem) => {
+            let mut replaced = problem.error_response();
+            for (name, value) in response.headers() {
+                if name.as_str().starts_with("access-control-") || name == header::VARY {
+                    replaced.headers_mut().append(name.clone(), value.clone());
+                }
+            }
+            response.into_response(replaced).map_into_right_body()
+        }
         None => response.map_into_left_body(),
     })
 }

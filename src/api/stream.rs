@@ -1,11 +1,13 @@
 //! The live log of a game as Server-Sent Events.
 
 use actix_web::web::{Bytes, Data, Path, Query};
-use actix_web::{HttpRequest, HttpResponse, get};
+use actix_web::{HttpRequest, HttpResponse, ResponseError, get};
+use futures_util::StreamExt;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use crate::api::http::{bearer, private};
+use crate::api::limits::Limits;
 use crate::api::problem::{ApiError, Problem};
 use crate::api::{AppState, docs};
 use crate::service::live::{LiveItem, LiveLog};
@@ -30,6 +32,7 @@ const KEEP_ALIVE_COMMENT: &[u8] = b": keep-alive\n\n";
         docs::Unauthorized,
         docs::NoSuchGame,
         (status = 422, description = "out_of_range: after or Last-Event-ID is negative", body = Problem, content_type = "application/problem+json"),
+        docs::TooManyStreams,
         docs::DatabaseFailures,
     )
 )]
@@ -49,11 +52,24 @@ pub async fn stream(
             None => Ok(after),
         });
     let live = state.service.live_log(*id, token.as_deref(), after).await?;
+    let slot = match request
+        .app_data::<Data<Limits>>()
+        .map(|l| l.open_stream(&request))
+    {
+        Some(Err(too_many)) => return Ok(too_many.error_response()),
+        Some(Ok(slot)) => slot,
+        None => None,
+    };
+    let events = events(live, state.stopping.clone()).map(move |item| {
+        // The slot is the client's until its stream ends.
+        let _held = &slot;
+        item
+    });
     Ok(private(HttpResponse::Ok())
         .content_type("text/event-stream")
         // Proxies that buffer responses (nginx) would hold the events back.
         .insert_header(("X-Accel-Buffering", "no"))
-        .streaming(events(live, state.stopping.clone())))
+        .streaming(events))
 }
 
 /// The query of a stream: `after`, and the `token` of clients that cannot set headers.

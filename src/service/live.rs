@@ -170,7 +170,8 @@ impl LiveLog {
             .tail
             .first()
             .map_or(recent.version + 1, |entry| entry.seq);
-        if first > self.last + 1 {
+        // `last` may be any seq a client names, up to i64::MAX.
+        if first > self.last.saturating_add(1) {
             drop(recent);
             return self.read().await;
         }

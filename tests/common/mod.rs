@@ -12,7 +12,7 @@ pub mod sse;
 use std::sync::Arc;
 use std::time::Duration;
 
-use golf_server::config::{Config, LogFormat};
+use golf_server::config::{Config, HttpSettings, LogFormat};
 use golf_server::service::Clock;
 use golf_server::startup::Application;
 use golf_server::store::{self, EventStore, PoolOptions};
@@ -300,6 +300,11 @@ pub fn test_config(database: &TestDatabase) -> Config {
         // hold some): the tests of the expiry set it.
         waiting_expiry: Duration::from_secs(10 * 365 * 24 * 60 * 60),
         sweep_interval: Duration::from_secs(1),
+        // Every test client comes from 127.0.0.1, and one test holds a thousand streams.
+        http: HttpSettings {
+            max_streams_per_client: 10_000,
+            ..HttpSettings::default()
+        },
     }
 }
 

@@ -1,0 +1,444 @@
+//! What one client may ask of an instance: who the client is (its address, or the one a trusted
+//! proxy forwards), the rate of game creations and joins, and the streams it holds open.
+//!
+//! Every count lives in this instance's memory: behind a load balancer, each instance counts on
+//! its own.
+
+use std::collections::HashMap;
+use std::future::{Ready, ready};
+use std::net::IpAddr;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
+use actix_web::error::PayloadError;
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::middleware::Next;
+use actix_web::web::Bytes;
+use actix_web::web::Data;
+use actix_web::{FromRequest, HttpMessage, HttpRequest, HttpResponse, ResponseError};
+use futures_util::{Stream, StreamExt};
+
+use crate::api::problem::ApiError;
+use crate::config::{HttpSettings, Network};
+
+/// When a client over its stream cap may try again: streams end when games do, or when their
+/// clients leave, which a few seconds may see.
+const STREAM_RETRY_AFTER: Duration = Duration::from_secs(5);
+
+/// Buckets kept before the full ones (clients quiet for a minute) are forgotten.
+const BUCKETS_KEPT: usize = 10_000;
+
+/// The limits of this instance, shared by its workers.
+pub struct Limits {
+    client_timeout: Duration,
+    trusted_proxies: Vec<Network>,
+    rate: Option<RateLimiter>,
+    streams: StreamSlots,
+}
+
+impl Limits {
+    /// The limits that `settings` set.
+    pub fn new(settings: &HttpSettings) -> Self {
+        Limits {
+            client_timeout: settings.client_timeout,
+            trusted_proxies: settings.trusted_proxies.clone(),
+            rate: settings.rate_limit_per_min.map(RateLimiter::new),
+            streams: StreamSlots::new(settings.max_streams_per_client),
+        }
+    }
+
+    /// The client's address: the peer's, unless the peer is a trusted proxy, in which case the
+    /// nearest address of the forwarding chain that is not a trusted proxy. A chain that names
+    /// no address it can read there leaves the peer's: a proxy that does not say whom it
+    /// forwards for is then counted as one client.
+    pub fn client_of(&self, request: &HttpRequest) -> Option<IpAddr> {
+        let peer = request.peer_addr()?.ip().to_canonical();
+        if !self.is_trusted(peer) {
+            return Some(peer);
+        }
+        let mut client = peer;
+        for hop in forwarded_chain(request).into_iter().rev() {
+            match hop {
+                Some(hop) if self.is_trusted(hop) => client = hop,
+                Some(hop) => return Some(hop),
+                None => return Some(client),
+            }
+        }
+        Some(client)
+    }
+
+    fn is_trusted(&self, ip: IpAddr) -> bool {
+        self.trusted_proxies.iter().any(|net| net.contains(ip))
+    }
+
+    /// Takes one of the client's stream slots, held until the returned slot is dropped; a
+    /// 429 `too_many_streams` when the client holds all of its slots.
+    pub fn open_stream(&self, request: &HttpRequest) -> Result<Option<StreamSlot>, TooMany> {
+        let Some(client) = self.client_of(request) else {
+            return Ok(None);
+        };
+        self.streams.take(client).map(Some).ok_or_else(|| TooMany {
+            code: "too_many_streams",
+            detail: format!(
+                "This client holds {} open streams, the most it may: close one first.",
+                self.streams.max
+            ),
+            retry_after: STREAM_RETRY_AFTER,
+        })
+    }
+}
+
+/// Gives a request's body as long to arrive as its head had (actix closes a connection whose
+/// head is late): a body still incomplete then fails with a timed-out [`PayloadError::Io`], which
+/// the handler answers with 408 `request_timeout`, so a client that trickles its body cannot
+/// hold a connection for long.
+pub async fn body_deadline(
+    mut request: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    if let Some(limits) = request.app_data::<Data<Limits>>() {
+        let deadline = tokio::time::Instant::now() + limits.client_timeout;
+        let body = request.take_payload();
+        let timed = futures_util::stream::unfold(Some(body), move |body| async move {
+            let mut body = body?;
+            match tokio::time::timeout_at(deadline, body.next()).await {
+                Ok(Some(chunk)) => Some((chunk, Some(body))),
+                Ok(None) => None,
+                Err(_) => Some((Err(body_timed_out()), None)),
+            }
+        });
+        let timed: Pin<Box<dyn Stream<Item = Result<Bytes, PayloadError>>>> = Box::pin(timed);
+        request.set_payload(Payload::from(timed));
+    }
+    next.call(request).await
+}
+
+fn body_timed_out() -> PayloadError {
+    PayloadError::Io(std::io::Error::new(
+        std::io::ErrorKind::TimedOut,
+        "the body did not arrive in time",
+    ))
+}
+
+/// The addresses of `Forwarded` (RFC 7239, its `for=`), or else of `X-Forwarded-For`, from the
+/// client's end to the nearest proxy; `None` for an entry that is no address (`unknown`, an
+/// obfuscated name, garbage).
+fn forwarded_chain(request: &HttpRequest) -> Vec<Option<IpAddr>> {
+    let headers = request.headers();
+    let forwarded: Vec<_> = headers
+        .get_all(header::FORWARDED)
+        .flat_map(|value| value.to_str().unwrap_or("for=unknown").split(','))
+        .map(|element| {
+            element
+                .split(';')
+                .filter_map(|pair| pair.split_once('='))
+                .find(|(name, _)| name.trim().eq_ignore_ascii_case("for"))
+                .and_then(|(_, value)| node_address(value))
+        })
+        .collect();
+    if !forwarded.is_empty() {
+        return forwarded;
+    }
+    headers
+        .get_all("x-forwarded-for")
+        .flat_map(|value| value.to_str().unwrap_or("unknown").split(','))
+        .map(node_address)
+        .collect()
+}
+
+/// The address of a node: `192.0.2.1`, `192.0.2.1:4711`, `"[2001:db8::1]:4711"`, `2001:db8::1`.
+fn node_address(text: &str) -> Option<IpAddr> {
+    let text = text.trim().trim_matches('"');
+    if let Some(bracketed) = text.strip_prefix('[') {
+        return bracketed.split(']').next()?.parse().ok();
+    }
+    text.parse()
+        .ok()
+        .or_else(|| {
+            text.rsplit_once(':')?
+                .0
+                .parse::<std::net::Ipv4Addr>()
+                .ok()
+                .map(IpAddr::V4)
+        })
+        .map(|ip| ip.to_canonical())
+}
+
+/// One token bucket per client address: `per_min` tokens, refilled at `per_min` a minute.
+struct RateLimiter {
+    per_min: u32,
+    buckets: Mutex<HashMap<IpAddr, Bucket>>,
+}
+
+struct Bucket {
+    tokens: f64,
+    updated: Instant,
+}
+
+impl RateLimiter {
+    fn new(per_min: u32) -> Self {
+        RateLimiter {
+            per_min,
+            buckets: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Takes a token of `client`'s bucket, or says how long until one is there.
+    fn admit(&self, client: IpAddr, now: Instant) -> Result<(), Duration> {
+        let capacity = f64::from(self.per_min);
+        let per_second = capacity / 60.0;
+        let mut buckets = self.buckets.lock().unwrap_or_else(PoisonError::into_inner);
+        if buckets.len() >= BUCKETS_KEPT {
+            buckets.retain(|_, bucket| {
+                bucket.tokens + now.duration_since(bucket.updated).as_secs_f64() * per_second
+                    < capacity
+            });
+        }
+        let bucket = buckets.entry(client).or_insert(Bucket {
+            tokens: capacity,
+            updated: now,
+        });
+        let refilled = now.duration_since(bucket.updated).as_secs_f64() * per_second;
+        bucket.tokens = (bucket.tokens + refilled).min(capacity);
+        bucket.updated = now;
+        if bucket.tokens >= 1.0 {
+            bucket.tokens -= 1.0;
+            Ok(())
+        } else {
+            Err(Duration::from_secs_f64((1.0 - bucket.tokens) / per_second))
+        }
+    }
+}
+
+/// The streams each client address holds open.
+struct StreamSlots {
+    max: u32,
+    open: Arc<Mutex<HashMap<IpAddr, u32>>>,
+}
+
+impl StreamSlots {
+    fn new(max: u32) -> Self {
+        StreamSlots {
+            max,
+            open: Arc::default(),
+        }
+    }
+
+    fn take(&self, client: IpAddr) -> Option<StreamSlot> {
+        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        let held = open.entry(client).or_default();
+        if *held >= self.max {
+            return None;
+        }
+        *held += 1;
+        Some(StreamSlot {
+            client,
+            open: Arc::clone(&self.open),
+        })
+    }
+}
+
+/// One open stream of a client: dropping it (the stream's end) frees the slot.
+pub struct StreamSlot {
+    client: IpAddr,
+    open: Arc<Mutex<HashMap<IpAddr, u32>>>,
+}
+
+impl Drop for StreamSlot {
+    fn drop(&mut self) {
+        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(held) = open.get_mut(&self.client) {
+            *held -= 1;
+            if *held == 0 {
+                open.remove(&self.client);
+            }
+        }
+    }
+}
+
+/// An extractor that admits a request under the rate limit of game creations and joins, or
+/// answers 429 `rate_limited`. Without [`Limits`] in the app data, everything is admitted.
+pub struct Admitted;
+
+impl FromRequest for Admitted {
+    type Error = TooMany;
+    type Future = Ready<Result<Self, TooMany>>;
+
+    fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let Some(limits) = request.app_data::<Data<Limits>>() else {
+            return ready(Ok(Admitted));
+        };
+        let (Some(rate), Some(client)) = (&limits.rate, limits.client_of(request)) else {
+            return ready(Ok(Admitted));
+        };
+        ready(
+            rate.admit(client, Instant::now())
+                .map(|()| Admitted)
+                .map_err(|wait| TooMany {
+                    code: "rate_limited",
+                    detail: format!(
+                        "This client may create or join {} games a minute: try again later.",
+                        rate.per_min
+                    ),
+                    retry_after: wait,
+                }),
+        )
+    }
+}
+
+/// 429: a limit of this client is reached; `Retry-After` says in how many seconds to try again.
+#[derive(Debug)]
+pub struct TooMany {
+    code: &'static str,
+    detail: String,
+    retry_after: Duration,
+}
+
+impl TooMany {
+    /// The whole seconds of `Retry-After`: at least 1, rounded up.
+    fn retry_after_seconds(&self) -> u64 {
+        self.retry_after.as_secs_f64().ceil().max(1.0) as u64
+    }
+}
+
+impl std::fmt::Display for TooMany {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "429 {}: {}", self.code, self.detail)
+    }
+}
+
+impl ResponseError for TooMany {
+    fn status_code(&self) -> StatusCode {
+        StatusCode::TOO_MANY_REQUESTS
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let mut response = ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            self.code,
+            self.detail.clone(),
+        )
+        .error_response();
+        response.headers_mut().insert(
+            header::RETRY_AFTER,
+            HeaderValue::from(self.retry_after_seconds()),
+        );
+        response
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use actix_web::test::TestRequest;
+
+    fn limits(trusted: &[&str]) -> Limits {
+        Limits::new(&HttpSettings {
+            trusted_proxies: trusted.iter().map(|net| net.parse().unwrap()).collect(),
+            max_streams_per_client: 2,
+            ..HttpSettings::default()
+        })
+    }
+
+    fn ip(text: &str) -> IpAddr {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn forwarded_addresses_count_only_from_a_trusted_proxy() {
+        let request = |peer: &str, headers: &[(&str, &str)]| {
+            let mut request = TestRequest::default().peer_addr(peer.parse().unwrap());
+            for (name, value) in headers {
+                request = request.insert_header((*name, *value));
+            }
+            request.to_http_request()
+        };
+        let untrusted = limits(&[]);
+        let spoofed = request("203.0.113.5:40000", &[("x-forwarded-for", "198.51.100.1")]);
+        assert_eq!(untrusted.client_of(&spoofed), Some(ip("203.0.113.5")));
+
+        let behind = limits(&["10.0.0.0/8"]);
+        // The client may prepend lies; the nearest untrusted hop is the one the proxy saw.
+        let chain = request(
+            "10.0.0.2:40000",
+            &[("x-forwarded-for", "1.2.3.4, 198.51.100.1, 10.0.0.9")],
+        );
+        assert_eq!(behind.client_of(&chain), Some(ip("198.51.100.1")));
+        let forwarded = request(
+            "10.0.0.2:40000",
+            &[
+                (
+                    "forwarded",
+                    "for=192.0.2.60;proto=http, for=\"[2001:db8::17]:4711\"",
+                ),
+                ("x-forwarded-for", "198.51.100.1"),
+            ],
+        );
+        assert_eq!(behind.client_of(&forwarded), Some(ip("2001:db8::17")));
+        let ported = request("10.0.0.2:40000", &[("forwarded", "for=192.0.2.60:8000")]);
+        assert_eq!(behind.client_of(&ported), Some(ip("192.0.2.60")));
+        let unknown = request("10.0.0.2:40000", &[("forwarded", "for=unknown")]);
+        assert_eq!(behind.client_of(&unknown), Some(ip("10.0.0.2")));
+        let bare = request("10.0.0.2:40000", &[]);
+        assert_eq!(behind.client_of(&bare), Some(ip("10.0.0.2")));
+    }
+
+    #[test]
+    fn a_bucket_allows_its_burst_then_one_token_per_refill_period() {
+        let limiter = RateLimiter::new(6);
+        let start = Instant::now();
+        let client = ip("192.0.2.1");
+        for _ in 0..6 {
+            assert!(limiter.admit(client, start).is_ok());
+        }
+        let wait = limiter.admit(client, start).unwrap_err();
+        assert_eq!(wait, Duration::from_secs(10), "6 a minute: one every 10 s");
+        assert!(limiter.admit(ip("192.0.2.2"), start).is_ok(), "per client");
+        assert!(
+            limiter
+                .admit(client, start + Duration::from_secs(9))
+                .is_err()
+        );
+        assert!(
+            limiter
+                .admit(client, start + Duration::from_secs(10))
+                .is_ok()
+        );
+        assert!(
+            limiter
+                .admit(client, start + Duration::from_secs(10))
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn a_stream_slot_is_freed_when_its_stream_ends() {
+        let slots = StreamSlots::new(2);
+        let client = ip("192.0.2.1");
+        let first = slots.take(client).expect("one");
+        let _second = slots.take(client).expect("two");
+        assert!(slots.take(client).is_none(), "the cap");
+        assert!(slots.take(ip("192.0.2.2")).is_some(), "per client");
+        drop(first);
+        assert!(slots.take(client).is_some());
+    }
+
+    #[test]
+    fn retry_after_is_whole_seconds_rounded_up() {
+        let too_many = |wait| TooMany {
+            code: "rate_limited",
+            detail: String::new(),
+            retry_after: wait,
+        };
+        assert_eq!(too_many(Duration::from_millis(1)).retry_after_seconds(), 1);
+        assert_eq!(
+            too_many(Duration::from_millis(2001)).retry_after_seconds(),
+            3
+        );
+        assert_eq!(too_many(Duration::ZERO).retry_after_seconds(), 1);
+    }
+}
