@@ -16,9 +16,13 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 async fn app_with(backend: Backend, http: HttpSettings) -> TestApp {
-    spawn_app_with(TestDatabase::new(backend).await, Clock::system(), |config| {
-        config.http = http;
-    })
+    spawn_app_with(
+        TestDatabase::new(backend).await,
+        Clock::system(),
+        |config| {
+            config.http = http;
+        },
+    )
     .await
 }
 
