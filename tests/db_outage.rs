@@ -15,6 +15,7 @@ use common::load::{self, Outcome, SharedRecord};
 use common::process::ServerProcess;
 use common::sse::{Followed, follow};
 use common::{Backend, TestApp, TestDatabase};
+use golf_server::service::live::KEEP_ALIVE;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -58,10 +59,10 @@ async fn wait_for_status(app: &TestApp, path: &str, status: u16) -> Duration {
 }
 
 /// Waits until `condition` holds, checking every 50 ms, for at most [`PROMPT`].
-async fn wait_until(what: &str, condition: impl Fn() -> bool) -> Duration {
+async fn wait_until(what: &str, within: Duration, condition: impl Fn() -> bool) -> Duration {
     let started = Instant::now();
     while !condition() {
-        assert!(started.elapsed() < PROMPT, "{what} within {PROMPT:?}");
+        assert!(started.elapsed() < within, "{what} within {within:?}");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     started.elapsed()
@@ -129,18 +130,23 @@ async fn a_database_outage_is_503_at_once_and_the_service_recovers_by_itself() {
         "{stream_refused_in:?}"
     );
     common::contract::problem(refused, 503, "unavailable").await;
-    // The outage lasts until every stream has sent a keep-alive comment during it (they come
-    // every 15 s), so that a stream left silent would be seen.
+    // The outage lasts until every stream has sent two keep-alive comments during it (they come
+    // every 15 s): after the first, a stream reads its game again, and that read fails, so the
+    // second shows that a stream whose reads fail is not left silent.
     let comments_before: Vec<usize> = followers
         .iter()
         .map(|(_, followed, _)| followed.lock().unwrap().comments)
         .collect();
-    wait_until("a keep-alive on every stream during the outage", || {
-        followers
-            .iter()
-            .zip(&comments_before)
-            .all(|((_, followed, _), before)| followed.lock().unwrap().comments > *before)
-    })
+    wait_until(
+        "two keep-alives on every stream during the outage",
+        2 * KEEP_ALIVE + PROMPT,
+        || {
+            followers
+                .iter()
+                .zip(&comments_before)
+                .all(|((_, followed, _), before)| followed.lock().unwrap().comments >= before + 2)
+        },
+    )
     .await;
     assert_eq!(
         record.lock().unwrap().acked.len(),
@@ -155,9 +161,11 @@ async fn a_database_outage_is_503_at_once_and_the_service_recovers_by_itself() {
         .unwrap();
     let back = Instant::now();
     let ready_after = wait_for_status(&app, "/readyz", 200).await;
-    let first_move_after = wait_until("a move acknowledged once the database is back", || {
-        record.lock().unwrap().acked.len() > acked_before
-    })
+    let first_move_after = wait_until(
+        "a move acknowledged once the database is back",
+        PROMPT,
+        || record.lock().unwrap().acked.len() > acked_before,
+    )
     .await;
     let finishing = async {
         while let Some(ended) = players.join_next().await {
@@ -174,7 +182,7 @@ async fn a_database_outage_is_503_at_once_and_the_service_recovers_by_itself() {
     for (id, followed, _) in &followers {
         let log = app.events(id, None, 0).await;
         let last = log.len() as i64;
-        let caught_up = wait_until("the stream catching up", || {
+        let caught_up = wait_until("the stream catching up", PROMPT, || {
             followed.lock().unwrap().last() == last
         });
         caught_up.await;
