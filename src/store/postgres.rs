@@ -1,19 +1,20 @@
 //! The PostgreSQL backend: how it connects, starts a write, and its [`Statements`].
 //!
-//! An append locks its game row with `SELECT ... FOR NO KEY UPDATE` (the lock its own `UPDATE`
-//! takes: it never changes the key), so appends to one game queue behind each other and the loser
-//! of a race sees the new version (`Conflict`); appends to different games never wait for each
-//! other. Every statement on game data names its `game_id`, so the schema can
+//! An append is one statement ([`APPEND`]) whose `UPDATE ... WHERE version = $expected` of the
+//! game row comes first: appends to one game queue behind its row lock and the loser of a race
+//! finds the version moved (`Conflict`); appends to different games never wait for each other. Every statement on game data names its `game_id`, so the schema can
 //! be distributed by it (docs/SCALING.md).
 
 use std::str::FromStr;
 
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions, PgQueryResult};
+use sqlx::types::Json;
 use sqlx::{Postgres, Transaction};
+use uuid::Uuid;
 
 use super::notify::Changes;
-use super::sql::{Backend, SqlStore, Statements};
-use super::{IDEMPOTENCY_TTL, PoolOptions, StoreError};
+use super::sql::{Backend, Sealed, SqlStore, Statements};
+use super::{IDEMPOTENCY_TTL, PoolOptions, StoreError, entry_bytes};
 
 /// A pool of PostgreSQL connections.
 pub type PgStore = SqlStore<Postgres>;
@@ -50,6 +51,47 @@ impl PgStore {
     }
 }
 
+/// An append in one statement: it moves the game's head only if the game is at version `$2`
+/// (`$1` game, `$3` new version, `$4` head hash, `$5` status, `$6` projection); its other parts
+/// insert only when the head moved: the entries (`$7`..`$12`, one array per column), the seat
+/// taken (`$13`..`$17`, null when none), the move's stored response (`$19`..`$23`, null when
+/// none; `$18` the ttl in seconds) and the snapshots (`$24`, `$25`). It returns one row when it
+/// wrote, none when another writer moved the game first (or cancelled it). A taken seat or a
+/// recorded key fails the whole statement with a unique violation (`Conflict`); an expired
+/// record with the same key is deleted first (`expired`, evaluated before `answered` reads its
+/// count), as `insert_move_response` replaces one.
+///
+/// The `UPDATE`'s row lock makes a concurrent append to the same game wait for this one's
+/// commit, then find the version moved: it writes nothing. `pg_notify` in the same statement
+/// costs no round trip; the notification leaves on commit.
+const APPEND: &str = "\
+    WITH head AS ( \
+        UPDATE games SET version = $3, head_hash = $4, status = $5, projection = $6, \
+            players = players + (CASE WHEN $13::integer IS NULL THEN 0 ELSE 1 END) \
+        WHERE id = $1 AND version = $2 AND status <> 'cancelled' \
+        RETURNING id), \
+    appended AS ( \
+        INSERT INTO events (game_id, seq, type, data, at, salt, hash) \
+        SELECT head.id, e.seq, e.type, e.data, e.at, e.salt, e.hash \
+        FROM head, unnest($7::bigint[], $8::text[], $9::jsonb[], $10::text[], $11::bytea[], \
+                          $12::bytea[]) AS e (seq, type, data, at, salt, hash)), \
+    seated AS ( \
+        INSERT INTO seats (game_id, seat, name, bot, client_seed, token_hash) \
+        SELECT head.id, $13, $14, $15, $16, $17 FROM head WHERE $13::integer IS NOT NULL), \
+    expired AS ( \
+        DELETE FROM move_idempotency \
+        WHERE game_id = $1 AND seat = $19 AND key = $20 \
+            AND created_at <= now() - make_interval(secs => $18) AND EXISTS (SELECT FROM head) \
+        RETURNING 1), \
+    answered AS ( \
+        INSERT INTO move_idempotency (game_id, seat, key, fingerprint, status, body) \
+        SELECT head.id, $19, $20, $21, $22, $23 FROM head \
+        WHERE $20::text IS NOT NULL AND (SELECT count(*) FROM expired) >= 0), \
+    kept AS ( \
+        INSERT INTO snapshots (game_id, seq, state) \
+        SELECT head.id, s.seq, s.state FROM head, unnest($24::bigint[], $25::jsonb[]) AS s (seq, state)) \
+    SELECT pg_notify('golf_events', id::text) FROM head";
+
 impl Backend for Postgres {
     /// Seconds, as `make_interval(secs => $1)` takes them.
     type Ttl = f64;
@@ -72,9 +114,6 @@ impl Backend for Postgres {
                                           ORDER BY seat), '[]'::json) \
                  FROM seats WHERE seats.game_id = games.id) AS seat_tokens \
             FROM games WHERE id = $1 AND status <> 'cancelled'",
-        lock_head: "\
-            SELECT version, status, server_seed, head_hash FROM games WHERE id = $1 \
-            FOR NO KEY UPDATE",
         insert_move_response: "\
             INSERT INTO move_idempotency (game_id, seat, key, fingerprint, status, body) \
             VALUES ($2, $3, $4, $5, $6, $7) \
@@ -121,14 +160,6 @@ impl Backend for Postgres {
             WHERE status = 'waiting' AND NOT private AND players < seats \
                 AND (created_at, id) < ($2::timestamptz, $3) \
             ORDER BY created_at DESC, id DESC LIMIT $1",
-        // pg_notify in the same statement costs no round trip; the notification leaves on
-        // commit (never for a rolled-back append).
-        update_head: "\
-            WITH updated AS ( \
-                UPDATE games SET version = $2, head_hash = $3, status = $4, projection = $5, \
-                    players = players + $6 \
-                WHERE id = $1 RETURNING id) \
-            SELECT pg_notify('golf_events', id::text) FROM updated",
         cancel_game: "\
             WITH cancelled AS ( \
                 UPDATE games SET status = 'cancelled' WHERE id = $1 AND status = 'waiting' \
@@ -139,9 +170,59 @@ impl Backend for Postgres {
     /// Appends and cancellations `NOTIFY golf_events` (see [`Changes::listening`]).
     const NOTIFIES_ON_COMMIT: bool = true;
 
-    /// A plain transaction: an append then locks its game row (see the module doc).
+    /// A plain transaction.
     async fn begin_write(pool: &PgPool) -> Result<Transaction<'static, Postgres>, sqlx::Error> {
         pool.begin().await
+    }
+
+    /// One statement (see [`APPEND`]), so one round trip and one commit.
+    async fn append_sealed(
+        pool: &PgPool,
+        game_id: Uuid,
+        expected_version: i64,
+        sealed: Sealed<'_>,
+    ) -> Result<bool, StoreError> {
+        let entries = sealed.entries;
+        let mut salts = Vec::with_capacity(entries.len());
+        let mut hashes = Vec::with_capacity(entries.len());
+        for entry in entries {
+            let (salt, hash) = entry_bytes(entry)?;
+            salts.push(salt);
+            hashes.push(hash);
+        }
+        let update = sealed.update;
+        let seat = update.new_seat.as_ref();
+        let idem = sealed.idem;
+        let snapshots = &update.snapshots;
+        let moved = sqlx::query(APPEND)
+            .bind(game_id)
+            .bind(expected_version)
+            .bind(expected_version + entries.len() as i64)
+            .bind(sealed.head_hash.to_vec())
+            .bind(&update.status)
+            .bind(Json(&update.projection))
+            .bind(entries.iter().map(|e| e.seq).collect::<Vec<_>>())
+            .bind(entries.iter().map(|e| e.kind.as_str()).collect::<Vec<_>>())
+            .bind(entries.iter().map(|e| Json(&e.data)).collect::<Vec<_>>())
+            .bind(entries.iter().map(|e| e.at.as_str()).collect::<Vec<_>>())
+            .bind(salts)
+            .bind(hashes)
+            .bind(seat.map(|s| s.seat))
+            .bind(seat.map(|s| s.name.as_str()))
+            .bind(seat.and_then(|s| s.bot.as_deref()))
+            .bind(seat.map(|s| s.client_seed.as_str()))
+            .bind(seat.and_then(|s| s.token_hash.map(|h| h.to_vec())))
+            .bind(IDEMPOTENCY_TTL.as_secs_f64())
+            .bind(idem.map(|i| i.seat))
+            .bind(idem.map(|i| i.key.as_str()))
+            .bind(idem.map(|i| i.fingerprint.as_str()))
+            .bind(idem.map(|i| i32::from(i.response_status)))
+            .bind(idem.map(|i| Json(&i.response_body)))
+            .bind(snapshots.iter().map(|s| s.seq).collect::<Vec<_>>())
+            .bind(snapshots.iter().map(|s| Json(&s.state)).collect::<Vec<_>>())
+            .fetch_optional(pool)
+            .await?;
+        Ok(moved.is_some())
     }
 
     fn rows_affected(result: &PgQueryResult) -> u64 {

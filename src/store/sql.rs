@@ -25,8 +25,8 @@ use super::notify::Changes;
 use super::rows::{self, EntryRow, GameRow, HeadRow, LobbyRow, ResponseRow, SnapshotRow};
 use super::{
     AuditResult, CreateIdempotency, EVENTS_PER_INSERT, Entry, EventStore, GameRecord, GameUpdate,
-    LobbyCursor, LobbyGame, MoveIdempotency, NewEvent, NewGame, NewSeat, PURGE_BATCH, Snapshot,
-    StoreError, StoredResponse, chain, entry_bytes, normalize_created_at, seal,
+    Head, LobbyCursor, LobbyGame, MoveIdempotency, NewEvent, NewGame, NewSeat, PURGE_BATCH,
+    Snapshot, StoreError, StoredResponse, chain, entry_bytes, normalize_created_at, seal,
 };
 
 /// The statements whose text differs between the dialects, each complete.
@@ -44,9 +44,6 @@ pub struct Statements {
     /// The row of game `$1` unless cancelled, with `seat_tokens`, the JSON array
     /// `[[seat, hex token hash or null], ...]` of its seats in seat order ([`GameRow`]).
     pub load_game: &'static str,
-    /// The head of game `$1`, read first by an append ([`HeadRow`]); it must keep other appends
-    /// to the game out until the transaction ends.
-    pub lock_head: &'static str,
     /// Stores a move's response (`$2` game_id, `$3` seat, `$4` key, `$5` fingerprint,
     /// `$6` status, `$7` body), replacing an expired record with the same key only.
     pub insert_move_response: &'static str,
@@ -65,12 +62,9 @@ pub struct Statements {
     pub list_waiting: &'static str,
     /// The next `$1` games of the lobby after created_at `$2` (RFC 3339 text) and id `$3`.
     pub list_waiting_after: &'static str,
-    /// The last write of an append: game `$1` gets version `$2`, head hash `$3`, status `$4`,
-    /// projection `$5`, and `$6` more players; where the backend announces changes through the
-    /// database ([`Backend::NOTIFIES_ON_COMMIT`]), the same statement announces this one.
-    pub update_head: &'static str,
-    /// Cancels game `$1` if it is waiting (one row affected), announcing it as `update_head`
-    /// does.
+    /// Cancels game `$1` if it is waiting (one row affected); where the backend announces
+    /// changes through the database ([`Backend::NOTIFIES_ON_COMMIT`]), the same statement
+    /// announces it.
     pub cancel_game: &'static str,
 }
 
@@ -89,14 +83,34 @@ pub trait Backend: Database<Arguments: IntoArguments<Self>> {
     /// `NOTIFY`); otherwise the store wakes its own hub after each commit.
     const NOTIFIES_ON_COMMIT: bool;
 
-    /// Starts a write transaction, with the lock that keeps an append's version check valid
-    /// until it commits (together with [`Statements::lock_head`]).
+    /// Starts a write transaction (SQLite: with the database's write lock).
     fn begin_write(
         pool: &Pool<Self>,
     ) -> impl Future<Output = Result<Transaction<'static, Self>, sqlx::Error>> + Send;
 
+    /// Writes an append atomically: moves game `game_id`'s head from `expected_version` to the
+    /// last of `sealed.entries`, and inserts the entries, the seat, the idempotency record and
+    /// the snapshots. `Ok(false)`, with nothing written, when the game is not at
+    /// `expected_version` or is cancelled; a taken seat or recorded key is `Conflict`.
+    fn append_sealed(
+        pool: &Pool<Self>,
+        game_id: Uuid,
+        expected_version: i64,
+        sealed: Sealed<'_>,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+
     /// The rows a statement inserted, changed or deleted.
     fn rows_affected(result: &Self::QueryResult) -> u64;
+}
+
+/// An append ready to write: its entries numbered and chained, and what else it stores.
+#[derive(Clone, Copy)]
+pub struct Sealed<'a> {
+    pub entries: &'a [Entry],
+    /// The hash of the last entry (the previous head when there is none).
+    pub head_hash: [u8; 32],
+    pub update: &'a GameUpdate,
+    pub idem: Option<&'a MoveIdempotency>,
 }
 
 /// A value that binds as a statement parameter on `DB`.
@@ -135,7 +149,7 @@ where
     Option<Vec<u8>>: Bind<DB>,
     for<'a> Json<&'a Value>: Bind<DB>,
 {
-    async fn insert_events(
+    pub(super) async fn insert_events(
         conn: &mut DB::Connection,
         game_id: Uuid,
         entries: &[Entry],
@@ -164,7 +178,7 @@ where
         Ok(())
     }
 
-    async fn insert_seat(
+    pub(super) async fn insert_seat(
         conn: &mut DB::Connection,
         game_id: Uuid,
         seat: &NewSeat,
@@ -185,7 +199,7 @@ where
     }
 
     /// Stores a move's response; an unexpired record with the same key is a `Conflict`.
-    async fn insert_move_response(
+    pub(super) async fn insert_move_response(
         conn: &mut DB::Connection,
         game_id: Uuid,
         idem: &MoveIdempotency,
@@ -202,6 +216,22 @@ where
             .await?;
         if DB::rows_affected(&stored) == 0 {
             return Err(StoreError::Conflict);
+        }
+        Ok(())
+    }
+
+    pub(super) async fn insert_snapshots(
+        conn: &mut DB::Connection,
+        game_id: Uuid,
+        snapshots: &[Snapshot],
+    ) -> Result<(), StoreError> {
+        for snapshot in snapshots {
+            sqlx::query("INSERT INTO snapshots (game_id, seq, state) VALUES ($1, $2, $3)")
+                .bind(game_id)
+                .bind(snapshot.seq)
+                .bind(Json(&snapshot.state))
+                .execute(&mut *conn)
+                .await?;
         }
         Ok(())
     }
@@ -251,6 +281,7 @@ where
     for<'r> ResponseRow: FromRow<'r, DB::Row>,
     for<'r> (String,): FromRow<'r, DB::Row>,
     for<'r> (Uuid,): FromRow<'r, DB::Row>,
+    for<'r> (i64,): FromRow<'r, DB::Row>,
 {
     async fn create_game(
         &self,
@@ -303,40 +334,47 @@ where
         update: GameUpdate,
         idem: Option<MoveIdempotency>,
     ) -> Result<Vec<Entry>, StoreError> {
-        let mut tx = DB::begin_write(&self.pool).await?;
-        let row: Option<HeadRow> = sqlx::query_as(DB::STATEMENTS.lock_head)
-            .bind(game_id)
-            .fetch_optional(&mut *tx)
-            .await?;
+        // The read takes no lock: the append is written only if the game is still at this
+        // version, which is then also the version the caller expected.
+        let row: Option<HeadRow> = sqlx::query_as(
+            "SELECT version, status, server_seed, head_hash FROM games WHERE id = $1",
+        )
+        .bind(game_id)
+        .fetch_optional(&self.pool)
+        .await?;
         let head = HeadRow::check(row, expected_version)?;
-        let (entries, new_head) = seal(&head.server_seed, head.hash, head.version + 1, events)?;
-        Self::insert_events(&mut tx, game_id, &entries).await?;
-        if let Some(seat) = &update.new_seat {
-            Self::insert_seat(&mut tx, game_id, seat).await?;
+        self.append_after(game_id, head, events, update, idem).await
+    }
+
+    async fn append_after(
+        &self,
+        game_id: Uuid,
+        head: Head,
+        events: Vec<NewEvent>,
+        update: GameUpdate,
+        idem: Option<MoveIdempotency>,
+    ) -> Result<Vec<Entry>, StoreError> {
+        let (entries, head_hash) = seal(&head.server_seed, head.hash, head.version + 1, events)?;
+        let sealed = Sealed {
+            entries: &entries,
+            head_hash,
+            update: &update,
+            idem: idem.as_ref(),
+        };
+        if !DB::append_sealed(&self.pool, game_id, head.version, sealed).await? {
+            return Err(StoreError::Conflict);
         }
-        if let Some(idem) = &idem {
-            Self::insert_move_response(&mut tx, game_id, idem).await?;
-        }
-        sqlx::query(DB::STATEMENTS.update_head)
-            .bind(game_id)
-            .bind(head.version + entries.len() as i64)
-            .bind(new_head.to_vec())
-            .bind(&update.status)
-            .bind(Json(&update.projection))
-            .bind(i32::from(update.new_seat.is_some()))
-            .execute(&mut *tx)
-            .await?;
-        for snapshot in &update.snapshots {
-            sqlx::query("INSERT INTO snapshots (game_id, seq, state) VALUES ($1, $2, $3)")
-                .bind(game_id)
-                .bind(snapshot.seq)
-                .bind(Json(&snapshot.state))
-                .execute(&mut *tx)
-                .await?;
-        }
-        tx.commit().await?;
         self.announce(game_id);
         Ok(entries)
+    }
+
+    async fn game_version(&self, id: Uuid) -> Result<Option<i64>, StoreError> {
+        Ok(
+            sqlx::query_scalar("SELECT version FROM games WHERE id = $1 AND status <> 'cancelled'")
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?,
+        )
     }
 
     async fn record_audit(&self, id: Uuid, audit: AuditResult) -> Result<(), StoreError> {

@@ -13,10 +13,12 @@ use std::str::FromStr;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteQueryResult,
 };
+use sqlx::types::Json;
 use sqlx::{Sqlite, Transaction};
+use uuid::Uuid;
 
 use super::notify::Changes;
-use super::sql::{Backend, SqlStore, Statements};
+use super::sql::{Backend, Sealed, SqlStore, Statements};
 use super::{IDEMPOTENCY_TTL, PoolOptions, StoreError};
 
 /// A pool of connections to one SQLite file.
@@ -64,8 +66,6 @@ impl Backend for Sqlite {
                  FROM (SELECT seat, token_hash FROM seats \
                        WHERE seats.game_id = games.id ORDER BY seat)) AS seat_tokens \
             FROM games WHERE id = $1 AND status <> 'cancelled'",
-        // No row lock: begin_write already holds the database's write lock.
-        lock_head: "SELECT version, status, server_seed, head_hash FROM games WHERE id = $1",
         insert_move_response: "\
             INSERT INTO move_idempotency (game_id, seat, key, fingerprint, status, body) \
             VALUES ($2, $3, $4, $5, $6, $7) \
@@ -103,10 +103,6 @@ impl Backend for Sqlite {
             WHERE status = 'waiting' AND private = 0 AND players < seats \
                 AND (created_at, id) < ($2, $3) \
             ORDER BY created_at DESC, id DESC LIMIT $1",
-        update_head: "\
-            UPDATE games SET version = $2, head_hash = $3, status = $4, projection = $5, \
-                players = players + $6 \
-            WHERE id = $1",
         cancel_game: "UPDATE games SET status = 'cancelled' WHERE id = $1 AND status = 'waiting'",
     };
 
@@ -116,6 +112,43 @@ impl Backend for Sqlite {
     /// `BEGIN IMMEDIATE`: the write lock up front (see the module doc).
     async fn begin_write(pool: &SqlitePool) -> Result<Transaction<'static, Sqlite>, sqlx::Error> {
         pool.begin_with("BEGIN IMMEDIATE").await
+    }
+
+    /// One transaction under the write lock; its first statement checks the version.
+    async fn append_sealed(
+        pool: &SqlitePool,
+        game_id: Uuid,
+        expected_version: i64,
+        sealed: Sealed<'_>,
+    ) -> Result<bool, StoreError> {
+        let mut tx = Self::begin_write(pool).await?;
+        let moved = sqlx::query(
+            "UPDATE games SET version = $3, head_hash = $4, status = $5, projection = $6, \
+                 players = players + $7 \
+             WHERE id = $1 AND version = $2 AND status <> 'cancelled'",
+        )
+        .bind(game_id)
+        .bind(expected_version)
+        .bind(expected_version + sealed.entries.len() as i64)
+        .bind(sealed.head_hash.to_vec())
+        .bind(&sealed.update.status)
+        .bind(Json(&sealed.update.projection))
+        .bind(i32::from(sealed.update.new_seat.is_some()))
+        .execute(&mut *tx)
+        .await?;
+        if moved.rows_affected() == 0 {
+            return Ok(false);
+        }
+        SqliteStore::insert_events(&mut tx, game_id, sealed.entries).await?;
+        if let Some(seat) = &sealed.update.new_seat {
+            SqliteStore::insert_seat(&mut tx, game_id, seat).await?;
+        }
+        if let Some(idem) = sealed.idem {
+            SqliteStore::insert_move_response(&mut tx, game_id, idem).await?;
+        }
+        SqliteStore::insert_snapshots(&mut tx, game_id, &sealed.update.snapshots).await?;
+        tx.commit().await?;
+        Ok(true)
     }
 
     fn rows_affected(result: &SqliteQueryResult) -> u64 {

@@ -1,0 +1,105 @@
+//! Appends after a head the caller already knows (read with the game, or kept from its last
+//! write), and the point read of a game's version that checks a kept state.
+
+use golf_server::store::{StoreError, verify_chain};
+use serde_json::json;
+use uuid::Uuid;
+
+use super::TestDb;
+use super::fixtures::*;
+use crate::common::Backend;
+
+pub async fn an_append_after_a_known_head_is_written_only_at_that_version(backend: Backend) {
+    // The head read with the game appends; the same head once the game moved on is a Conflict
+    // that writes nothing, as is any head of a cancelled game; the version read follows.
+    let db = TestDb::connect(backend).await;
+    let store = db.store.as_ref();
+    let game = create(store, "2026-05-01T12:00:00Z").await;
+    let loaded = store.load_game(game.id).await.expect("load").expect("game");
+    let first_head = loaded.head();
+    assert_eq!(store.game_version(game.id).await.expect("version"), Some(1));
+
+    let entries = store
+        .append_after(
+            game.id,
+            first_head,
+            vec![event("player_joined", json!({"seat": 0}))],
+            seat_update("waiting", 0, Some([4; 32])),
+            Some(move_idem("k", "f")),
+        )
+        .await
+        .expect("append after the known head");
+    assert_eq!(seqs(&entries), [2]);
+    assert_eq!(store.game_version(game.id).await.expect("version"), Some(2));
+
+    let stale = store
+        .append_after(
+            game.id,
+            first_head,
+            vec![event("player_joined", json!({"seat": 1}))],
+            seat_update("waiting", 1, Some([5; 32])),
+            None,
+        )
+        .await;
+    assert!(matches!(stale, Err(StoreError::Conflict)), "{stale:?}");
+    let loaded = store.load_game(game.id).await.expect("load").expect("game");
+    assert_eq!((loaded.version, loaded.players), (2, 1));
+    assert_eq!(loaded.seat_tokens, [(0, Some([4; 32]))]);
+    let log = all_events(store, game.id).await;
+    assert_eq!(seqs(&log), [1, 2]);
+    assert_eq!(verify_chain(&SEED, &log), Ok(loaded.head_hash));
+    assert_eq!(
+        store
+            .find_move_response(game.id, 0, "k")
+            .await
+            .expect("find")
+            .map(|stored| stored.fingerprint),
+        Some("f".to_owned())
+    );
+
+    // The current head continues the chain.
+    let entries = store
+        .append_after(
+            game.id,
+            loaded.head(),
+            vec![event("player_joined", json!({"seat": 1}))],
+            seat_update("waiting", 1, Some([5; 32])),
+            None,
+        )
+        .await
+        .expect("append after the current head");
+    assert_eq!(seqs(&entries), [3]);
+    let loaded = store.load_game(game.id).await.expect("load").expect("game");
+    assert_eq!(
+        verify_chain(&SEED, &all_events(store, game.id).await),
+        Ok(loaded.head_hash)
+    );
+
+    let cancelled = create(store, "2026-05-01T12:00:00Z").await;
+    let head = store
+        .load_game(cancelled.id)
+        .await
+        .expect("load")
+        .expect("game")
+        .head();
+    store.cancel_game(cancelled.id).await.expect("cancel");
+    assert_eq!(
+        store.game_version(cancelled.id).await.expect("version"),
+        None
+    );
+    let refused = store
+        .append_after(
+            cancelled.id,
+            head,
+            vec![event("player_joined", json!({"seat": 0}))],
+            update("waiting"),
+            None,
+        )
+        .await;
+    assert!(matches!(refused, Err(StoreError::Conflict)), "{refused:?}");
+    assert_eq!(seqs(&all_events(store, cancelled.id).await), [1]);
+    assert_eq!(
+        store.game_version(Uuid::new_v4()).await.expect("version"),
+        None
+    );
+}
