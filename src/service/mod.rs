@@ -3,6 +3,7 @@
 //!
 //! # Layout
 //! - [`writes`]: create, join, move, cancel, and the retry loop that settles races in the store;
+//! - [`cache`]: this instance's decoded game states, checked against the store before use;
 //! - [`reads`]: views, the lobby, pages of the log, replays, the export;
 //! - [`audits`]: the audit of a game, computed once it ends;
 //! - [`live`]: the live log that streams follow, woken by the store's hub;
@@ -12,6 +13,7 @@
 //! - [`error`]: why a use case failed.
 
 pub mod audits;
+pub mod cache;
 pub mod credentials;
 pub mod error;
 pub mod idempotency;
@@ -28,23 +30,43 @@ use serde_json::Value;
 use crate::engine::{Seat, Timestamp, View};
 use crate::metrics::GameMetrics;
 use crate::store::EventStore;
+use cache::StateCache;
 
 pub use audits::Audit;
 pub use error::ServiceError;
 pub use idempotency::{Answer, IdempotencyKey, MIN_CREATION_KEY_LEN};
 pub use writes::{JoinRequest, NewGameRequest};
 
+/// Games whose decoded state an instance keeps by default (a few kilobytes each).
+pub const DEFAULT_CACHED_GAMES: usize = 4096;
+
 /// The use cases, over one store.
 #[derive(Clone)]
 pub struct GameService {
     store: Arc<dyn EventStore>,
     metrics: GameMetrics,
+    cache: Arc<StateCache>,
 }
 
 impl GameService {
-    /// A service over `store`, counting games and moves in `metrics`.
+    /// A service over `store`, counting games and moves in `metrics`, keeping the states of up to
+    /// [`DEFAULT_CACHED_GAMES`] games.
     pub fn new(store: Arc<dyn EventStore>, metrics: GameMetrics) -> Self {
-        GameService { store, metrics }
+        Self::with_cache(store, metrics, DEFAULT_CACHED_GAMES)
+    }
+
+    /// As [`GameService::new`], keeping the states of up to `cached_games` games (0: none, every
+    /// request decodes the stored state).
+    pub fn with_cache(
+        store: Arc<dyn EventStore>,
+        metrics: GameMetrics,
+        cached_games: usize,
+    ) -> Self {
+        GameService {
+            store,
+            metrics,
+            cache: Arc::new(StateCache::new(cached_games)),
+        }
     }
 
     /// The store, for readiness checks.
