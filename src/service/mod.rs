@@ -4,6 +4,7 @@
 //! # Layout
 //! - [`writes`]: create, join, move, cancel, and the retry loop that settles races in the store;
 //! - [`cache`]: this instance's decoded game states, checked against the store before use;
+//! - [`versions`]: the reads of games' versions that check them, shared by concurrent views;
 //! - [`reads`]: views, the lobby, pages of the log, replays, the export;
 //! - [`audits`]: the audit of a game, computed once it ends;
 //! - [`live`]: the live log that streams follow, woken by the store's hub;
@@ -20,6 +21,7 @@ pub mod idempotency;
 pub mod live;
 pub mod paging;
 pub mod reads;
+pub mod versions;
 pub mod writes;
 
 use std::sync::Arc;
@@ -31,6 +33,7 @@ use crate::engine::{Seat, Timestamp, View};
 use crate::metrics::GameMetrics;
 use crate::store::EventStore;
 use cache::StateCache;
+use versions::VersionReads;
 
 pub use audits::Audit;
 pub use error::ServiceError;
@@ -46,6 +49,7 @@ pub struct GameService {
     store: Arc<dyn EventStore>,
     metrics: GameMetrics,
     cache: Arc<StateCache>,
+    versions: Arc<VersionReads>,
 }
 
 impl GameService {
@@ -66,6 +70,7 @@ impl GameService {
             store,
             metrics,
             cache: Arc::new(StateCache::new(cached_games)),
+            versions: Arc::default(),
         }
     }
 

@@ -42,10 +42,11 @@ impl GameService {
         }
     }
 
-    /// The game as the database has it now: one point read of its version, then the cached state
-    /// if it is at that version, else a load.
+    /// The game as the database has it now: a read of its version (shared with the concurrent
+    /// requests', see [`super::versions`]), then the cached state if it is at that version, else
+    /// a load.
     pub(super) async fn current(&self, id: Uuid) -> Result<Arc<CachedGame>, ServiceError> {
-        let Some(version) = self.store.game_version(id).await? else {
+        let Some(version) = self.versions.version(&self.store, id).await? else {
             self.cache.forget(id);
             return Err(ServiceError::NotFound("There is no such game."));
         };

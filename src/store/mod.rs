@@ -51,6 +51,9 @@ pub use notify::{Changes, Recent, Subscription};
 /// the parameters of one statement.
 const EVENTS_PER_INSERT: usize = 1000;
 
+/// Games whose versions one call of [`EventStore::game_versions`] may ask for.
+pub const VERSIONS_PER_READ: usize = 500;
+
 /// Expired idempotency records deleted by one statement of the purge.
 const PURGE_BATCH: i64 = 1000;
 
@@ -310,6 +313,10 @@ pub trait EventStore: Send + Sync {
     /// The version of game `id`, unless it is unknown or cancelled: one point read, so that a
     /// state kept in memory can be checked against the database before it is shown.
     async fn game_version(&self, id: Uuid) -> Result<Option<i64>, StoreError>;
+
+    /// The versions of those of games `ids` that exist and are not cancelled, in one query (at
+    /// most [`VERSIONS_PER_READ`] ids), in no particular order.
+    async fn game_versions(&self, ids: &[Uuid]) -> Result<Vec<(Uuid, i64)>, StoreError>;
 
     /// Stores the audit of game `id` unless one is stored already: the first result stands.
     async fn record_audit(&self, id: Uuid, audit: AuditResult) -> Result<(), StoreError>;

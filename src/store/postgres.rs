@@ -225,6 +225,16 @@ impl Backend for Postgres {
         Ok(moved.is_some())
     }
 
+    /// One array parameter: one prepared statement whatever the number of games.
+    async fn game_versions(pool: &PgPool, ids: &[Uuid]) -> Result<Vec<(Uuid, i64)>, StoreError> {
+        Ok(sqlx::query_as(
+            "SELECT id, version FROM games WHERE id = ANY($1) AND status <> 'cancelled'",
+        )
+        .bind(ids)
+        .fetch_all(pool)
+        .await?)
+    }
+
     fn rows_affected(result: &PgQueryResult) -> u64 {
         result.rows_affected()
     }

@@ -26,7 +26,8 @@ use super::rows::{self, EntryRow, GameRow, HeadRow, LobbyRow, ResponseRow, Snaps
 use super::{
     AuditResult, CreateIdempotency, EVENTS_PER_INSERT, Entry, EventStore, GameRecord, GameUpdate,
     Head, LobbyCursor, LobbyGame, MoveIdempotency, NewEvent, NewGame, NewSeat, PURGE_BATCH,
-    Snapshot, StoreError, StoredResponse, chain, entry_bytes, normalize_created_at, seal,
+    Snapshot, StoreError, StoredResponse, VERSIONS_PER_READ, chain, entry_bytes,
+    normalize_created_at, seal,
 };
 
 /// The statements whose text differs between the dialects, each complete.
@@ -98,6 +99,13 @@ pub trait Backend: Database<Arguments: IntoArguments<Self>> {
         expected_version: i64,
         sealed: Sealed<'_>,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+
+    /// The versions of those of games `ids` that exist and are not cancelled, in one query
+    /// (see [`EventStore::game_versions`]).
+    fn game_versions(
+        pool: &Pool<Self>,
+        ids: &[Uuid],
+    ) -> impl Future<Output = Result<Vec<(Uuid, i64)>, StoreError>> + Send;
 
     /// The rows a statement inserted, changed or deleted.
     fn rows_affected(result: &Self::QueryResult) -> u64;
@@ -366,6 +374,16 @@ where
         }
         self.announce(game_id);
         Ok(entries)
+    }
+
+    async fn game_versions(&self, ids: &[Uuid]) -> Result<Vec<(Uuid, i64)>, StoreError> {
+        if ids.len() > VERSIONS_PER_READ {
+            return Err(StoreError::Internal(format!(
+                "{} games asked for in one read of versions",
+                ids.len()
+            )));
+        }
+        DB::game_versions(&self.pool, ids).await
     }
 
     async fn game_version(&self, id: Uuid) -> Result<Option<i64>, StoreError> {

@@ -14,7 +14,7 @@ use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteQueryResult,
 };
 use sqlx::types::Json;
-use sqlx::{Sqlite, Transaction};
+use sqlx::{QueryBuilder, Sqlite, Transaction};
 use uuid::Uuid;
 
 use super::notify::Changes;
@@ -149,6 +149,25 @@ impl Backend for Sqlite {
         SqliteStore::insert_snapshots(&mut tx, game_id, &sealed.update.snapshots).await?;
         tx.commit().await?;
         Ok(true)
+    }
+
+    /// One parameter per game (SQLite has no arrays).
+    async fn game_versions(
+        pool: &SqlitePool,
+        ids: &[Uuid],
+    ) -> Result<Vec<(Uuid, i64)>, StoreError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut query = QueryBuilder::<Sqlite>::new(
+            "SELECT id, version FROM games WHERE status <> 'cancelled' AND id IN (",
+        );
+        let mut list = query.separated(", ");
+        for id in ids {
+            list.push_bind(*id);
+        }
+        query.push(")");
+        Ok(query.build_query_as().fetch_all(pool).await?)
     }
 
     fn rows_affected(result: &SqliteQueryResult) -> u64 {

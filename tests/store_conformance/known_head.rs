@@ -1,7 +1,7 @@
 //! Appends after a head the caller already knows (read with the game, or kept from its last
 //! write), and the point read of a game's version that checks a kept state.
 
-use golf_server::store::{StoreError, verify_chain};
+use golf_server::store::{StoreError, VERSIONS_PER_READ, verify_chain};
 use serde_json::json;
 use uuid::Uuid;
 
@@ -102,4 +102,16 @@ pub async fn an_append_after_a_known_head_is_written_only_at_that_version(backen
         store.game_version(Uuid::new_v4()).await.expect("version"),
         None
     );
+    // One read of several versions answers for the games that exist and are not cancelled.
+    let asked = [game.id, cancelled.id, Uuid::new_v4(), game.id];
+    assert_eq!(
+        store.game_versions(&asked).await.expect("versions"),
+        [(game.id, 3)]
+    );
+    assert_eq!(store.game_versions(&[]).await.expect("versions"), []);
+    let too_many = vec![game.id; VERSIONS_PER_READ + 1];
+    assert!(matches!(
+        store.game_versions(&too_many).await,
+        Err(StoreError::Internal(_))
+    ));
 }
