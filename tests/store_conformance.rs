@@ -37,7 +37,10 @@ use idempotency::{
     a_purge_deletes_a_backlog_of_many_batches, create_idempotency_and_key_conflicts,
     move_idempotency_found_then_expires,
 };
-use known_head::an_append_after_a_known_head_is_written_only_at_that_version;
+use known_head::{
+    a_batch_of_appends_fails_only_its_stale_members,
+    an_append_after_a_known_head_is_written_only_at_that_version,
+};
 use random_games::rebuild_equals_projection_after_random_games;
 use snapshots_and_audits::{
     the_first_audit_of_a_game_stands, the_latest_snapshot_at_or_before_a_seq_is_found,
@@ -113,6 +116,7 @@ on_both_backends!(
     concurrent_appends_have_one_winner,
     stale_expected_version_conflicts,
     an_append_after_a_known_head_is_written_only_at_that_version,
+    a_batch_of_appends_fails_only_its_stale_members,
     move_idempotency_found_then_expires,
     create_idempotency_and_key_conflicts,
     a_purge_deletes_a_backlog_of_many_batches,

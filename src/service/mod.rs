@@ -4,6 +4,7 @@
 //! # Layout
 //! - [`writes`]: create, join, move, cancel, and the retry loop that settles races in the store;
 //! - [`cache`]: this instance's decoded game states, checked against the store before use;
+//! - [`commits`]: group commit of the appends of concurrent writes;
 //! - [`versions`]: the reads of games' versions that check them, shared by concurrent views;
 //! - [`reads`]: views, the lobby, pages of the log, replays, the export;
 //! - [`audits`]: the audit of a game, computed once it ends;
@@ -15,6 +16,7 @@
 
 pub mod audits;
 pub mod cache;
+pub mod commits;
 pub mod credentials;
 pub mod error;
 pub mod idempotency;
@@ -33,6 +35,7 @@ use crate::engine::{Seat, Timestamp, View};
 use crate::metrics::GameMetrics;
 use crate::store::EventStore;
 use cache::StateCache;
+use commits::Commits;
 use versions::VersionReads;
 
 pub use audits::Audit;
@@ -50,6 +53,7 @@ pub struct GameService {
     metrics: GameMetrics,
     cache: Arc<StateCache>,
     versions: Arc<VersionReads>,
+    commits: Arc<Commits>,
 }
 
 impl GameService {
@@ -71,6 +75,7 @@ impl GameService {
             metrics,
             cache: Arc::new(StateCache::new(cached_games)),
             versions: Arc::default(),
+            commits: Arc::default(),
         }
     }
 

@@ -21,8 +21,8 @@ use crate::service::{
 };
 use crate::store::codec::{self, to_json};
 use crate::store::{
-    CreateIdempotency, Entry, GameRecord, GameUpdate, MoveIdempotency, NewGame, NewSeat, Snapshot,
-    StoreError,
+    Append, CreateIdempotency, Entry, GameRecord, GameUpdate, MoveIdempotency, NewGame, NewSeat,
+    Snapshot, StoreError,
 };
 
 /// How many times a write is attempted before a lost race is reported (409 `write_conflict`).
@@ -294,7 +294,9 @@ impl GameService {
     /// the stored answer of a concurrent retry, or the new turn, decides.
     ///
     /// The first attempt starts from this instance's cached state, if any, without reading the
-    /// game: the append is written only if the game is still at that state's version. What an
+    /// game: the append is written only if the game is still at that state's version. Appends
+    /// of concurrent writes are written together ([`super::commits`]), each answered after its
+    /// commit. What an
     /// attempt on a cached state refuses (a move out of turn, a failed `If-Match`, a token the
     /// state does not know) may be the staleness of the state speaking, so it is decided again on
     /// a fresh load before the caller hears of it.
@@ -336,16 +338,14 @@ impl GameService {
                 record.seat_tokens.push((seat.seat, seat.token_hash));
                 record.seat_tokens.sort_by_key(|(seat, _)| *seat);
             }
-            let appended = self
-                .store
-                .append_after(
-                    id,
-                    game.record.head(),
-                    codec::new_events(&events, at),
-                    update,
-                    idempotency,
-                )
-                .await;
+            let append = Append {
+                game_id: id,
+                head: game.record.head(),
+                events: codec::new_events(&events, at),
+                update,
+                idem: idempotency,
+            };
+            let appended = self.commits.append(&self.store, append).await;
             match appended {
                 Ok(entries) => {
                     self.remember(record, &entries, after);

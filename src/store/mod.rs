@@ -140,6 +140,16 @@ impl GameRecord {
     }
 }
 
+/// One append of [`EventStore::append_batch`]: what [`EventStore::append_after`] takes.
+#[derive(Debug, Clone)]
+pub struct Append {
+    pub game_id: Uuid,
+    pub head: Head,
+    pub events: Vec<NewEvent>,
+    pub update: GameUpdate,
+    pub idem: Option<MoveIdempotency>,
+}
+
 /// A game as loaded: its row, including the version (the seq of its last entry), the head hash
 /// and the number of seats taken.
 #[derive(Debug, Clone, PartialEq)]
@@ -309,6 +319,11 @@ pub trait EventStore: Send + Sync {
         update: GameUpdate,
         idem: Option<MoveIdempotency>,
     ) -> Result<Vec<Entry>, StoreError>;
+
+    /// Appends to distinct games, each as [`EventStore::append_after`] would, answered in order:
+    /// on PostgreSQL one statement and one commit for all of them. Each game's version is checked
+    /// on its own row, so a stale append fails alone (`Conflict`) and the others are written.
+    async fn append_batch(&self, appends: Vec<Append>) -> Vec<Result<Vec<Entry>, StoreError>>;
 
     /// The version of game `id`, unless it is unknown or cancelled: one point read, so that a
     /// state kept in memory can be checked against the database before it is shown.

@@ -24,9 +24,9 @@ use uuid::Uuid;
 use super::notify::Changes;
 use super::rows::{self, EntryRow, GameRow, HeadRow, LobbyRow, ResponseRow, SnapshotRow};
 use super::{
-    AuditResult, CreateIdempotency, EVENTS_PER_INSERT, Entry, EventStore, GameRecord, GameUpdate,
-    Head, LobbyCursor, LobbyGame, MoveIdempotency, NewEvent, NewGame, NewSeat, PURGE_BATCH,
-    Snapshot, StoreError, StoredResponse, VERSIONS_PER_READ, chain, entry_bytes,
+    Append, AuditResult, CreateIdempotency, EVENTS_PER_INSERT, Entry, EventStore, GameRecord,
+    GameUpdate, Head, LobbyCursor, LobbyGame, MoveIdempotency, NewEvent, NewGame, NewSeat,
+    PURGE_BATCH, Snapshot, StoreError, StoredResponse, VERSIONS_PER_READ, chain, entry_bytes,
     normalize_created_at, seal,
 };
 
@@ -89,16 +89,15 @@ pub trait Backend: Database<Arguments: IntoArguments<Self>> {
         pool: &Pool<Self>,
     ) -> impl Future<Output = Result<Transaction<'static, Self>, sqlx::Error>> + Send;
 
-    /// Writes an append atomically: moves game `game_id`'s head from `expected_version` to the
-    /// last of `sealed.entries`, and inserts the entries, the seat, the idempotency record and
-    /// the snapshots. `Ok(false)`, with nothing written, when the game is not at
-    /// `expected_version` or is cancelled; a taken seat or recorded key is `Conflict`.
+    /// Writes appends to distinct games, all or nothing: each moves its game's head from its
+    /// `expected_version` to its last entry and inserts its entries, seat, idempotency record and
+    /// snapshots, but only if its game is at `expected_version` and not cancelled. Returns, for
+    /// each, whether it was written; a taken seat or recorded key (`Conflict`), or any other
+    /// error, writes none of them.
     fn append_sealed(
         pool: &Pool<Self>,
-        game_id: Uuid,
-        expected_version: i64,
-        sealed: Sealed<'_>,
-    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+        appends: &[Sealed<'_>],
+    ) -> impl Future<Output = Result<Vec<bool>, StoreError>> + Send;
 
     /// The versions of those of games `ids` that exist and are not cancelled, in one query
     /// (see [`EventStore::game_versions`]).
@@ -114,6 +113,8 @@ pub trait Backend: Database<Arguments: IntoArguments<Self>> {
 /// An append ready to write: its entries numbered and chained, and what else it stores.
 #[derive(Clone, Copy)]
 pub struct Sealed<'a> {
+    pub game_id: Uuid,
+    pub expected_version: i64,
     pub entries: &'a [Entry],
     /// The hash of the last entry (the previous head when there is none).
     pub head_hash: [u8; 32],
@@ -364,16 +365,78 @@ where
     ) -> Result<Vec<Entry>, StoreError> {
         let (entries, head_hash) = seal(&head.server_seed, head.hash, head.version + 1, events)?;
         let sealed = Sealed {
+            game_id,
+            expected_version: head.version,
             entries: &entries,
             head_hash,
             update: &update,
             idem: idem.as_ref(),
         };
-        if !DB::append_sealed(&self.pool, game_id, head.version, sealed).await? {
+        if DB::append_sealed(&self.pool, &[sealed]).await? != [true] {
             return Err(StoreError::Conflict);
         }
         self.announce(game_id);
         Ok(entries)
+    }
+
+    async fn append_batch(&self, mut appends: Vec<Append>) -> Vec<Result<Vec<Entry>, StoreError>> {
+        let sealed: Vec<Result<(Vec<Entry>, [u8; 32]), StoreError>> = appends
+            .iter_mut()
+            .map(|append| {
+                let head = append.head;
+                let events = std::mem::take(&mut append.events);
+                seal(&head.server_seed, head.hash, head.version + 1, events)
+            })
+            .collect();
+        let ready: Vec<Sealed<'_>> = appends
+            .iter()
+            .zip(&sealed)
+            .filter_map(|(append, sealed)| {
+                let (entries, head_hash) = sealed.as_ref().ok()?;
+                Some(Sealed {
+                    game_id: append.game_id,
+                    expected_version: append.head.version,
+                    entries,
+                    head_hash: *head_hash,
+                    update: &append.update,
+                    idem: append.idem.as_ref(),
+                })
+            })
+            .collect();
+        let mut written = match DB::append_sealed(&self.pool, &ready).await {
+            Ok(written) => written.into_iter().map(Ok).collect(),
+            // One append's taken seat or recorded key fails them all: write each on its own,
+            // so that it fails alone.
+            Err(StoreError::Conflict) if ready.len() > 1 => {
+                let mut written = Vec::with_capacity(ready.len());
+                for one in &ready {
+                    written.push(
+                        DB::append_sealed(&self.pool, std::slice::from_ref(one))
+                            .await
+                            .map(|moved| moved == [true]),
+                    );
+                }
+                written
+            }
+            Err(error) => vec![Err(error); ready.len()],
+        }
+        .into_iter();
+        sealed
+            .into_iter()
+            .zip(&appends)
+            .map(|(sealed, append)| {
+                let (entries, _) = sealed?;
+                match written.next() {
+                    Some(Ok(true)) => {
+                        self.announce(append.game_id);
+                        Ok(entries)
+                    }
+                    Some(Ok(false)) => Err(StoreError::Conflict),
+                    Some(Err(error)) => Err(error),
+                    None => Err(StoreError::Internal("an append got no result".to_owned())),
+                }
+            })
+            .collect()
     }
 
     async fn game_versions(&self, ids: &[Uuid]) -> Result<Vec<(Uuid, i64)>, StoreError> {

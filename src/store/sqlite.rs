@@ -114,41 +114,44 @@ impl Backend for Sqlite {
         pool.begin_with("BEGIN IMMEDIATE").await
     }
 
-    /// One transaction under the write lock; its first statement checks the version.
+    /// One transaction under the write lock; each append's first statement checks its version.
     async fn append_sealed(
         pool: &SqlitePool,
-        game_id: Uuid,
-        expected_version: i64,
-        sealed: Sealed<'_>,
-    ) -> Result<bool, StoreError> {
+        appends: &[Sealed<'_>],
+    ) -> Result<Vec<bool>, StoreError> {
         let mut tx = Self::begin_write(pool).await?;
-        let moved = sqlx::query(
-            "UPDATE games SET version = $3, head_hash = $4, status = $5, projection = $6, \
-                 players = players + $7 \
-             WHERE id = $1 AND version = $2 AND status <> 'cancelled'",
-        )
-        .bind(game_id)
-        .bind(expected_version)
-        .bind(expected_version + sealed.entries.len() as i64)
-        .bind(sealed.head_hash.to_vec())
-        .bind(&sealed.update.status)
-        .bind(Json(&sealed.update.projection))
-        .bind(i32::from(sealed.update.new_seat.is_some()))
-        .execute(&mut *tx)
-        .await?;
-        if moved.rows_affected() == 0 {
-            return Ok(false);
+        let mut written = Vec::with_capacity(appends.len());
+        for sealed in appends {
+            let game_id = sealed.game_id;
+            let moved = sqlx::query(
+                "UPDATE games SET version = $3, head_hash = $4, status = $5, projection = $6, \
+                     players = players + $7 \
+                 WHERE id = $1 AND version = $2 AND status <> 'cancelled'",
+            )
+            .bind(game_id)
+            .bind(sealed.expected_version)
+            .bind(sealed.expected_version + sealed.entries.len() as i64)
+            .bind(sealed.head_hash.to_vec())
+            .bind(&sealed.update.status)
+            .bind(Json(&sealed.update.projection))
+            .bind(i32::from(sealed.update.new_seat.is_some()))
+            .execute(&mut *tx)
+            .await?;
+            written.push(moved.rows_affected() == 1);
+            if moved.rows_affected() == 0 {
+                continue;
+            }
+            SqliteStore::insert_events(&mut tx, game_id, sealed.entries).await?;
+            if let Some(seat) = &sealed.update.new_seat {
+                SqliteStore::insert_seat(&mut tx, game_id, seat).await?;
+            }
+            if let Some(idem) = sealed.idem {
+                SqliteStore::insert_move_response(&mut tx, game_id, idem).await?;
+            }
+            SqliteStore::insert_snapshots(&mut tx, game_id, &sealed.update.snapshots).await?;
         }
-        SqliteStore::insert_events(&mut tx, game_id, sealed.entries).await?;
-        if let Some(seat) = &sealed.update.new_seat {
-            SqliteStore::insert_seat(&mut tx, game_id, seat).await?;
-        }
-        if let Some(idem) = sealed.idem {
-            SqliteStore::insert_move_response(&mut tx, game_id, idem).await?;
-        }
-        SqliteStore::insert_snapshots(&mut tx, game_id, &sealed.update.snapshots).await?;
         tx.commit().await?;
-        Ok(true)
+        Ok(written)
     }
 
     /// One parameter per game (SQLite has no arrays).
