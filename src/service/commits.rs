@@ -100,3 +100,54 @@ impl Pending {
         batch
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{GameUpdate, Head};
+    use uuid::Uuid;
+
+    fn waiting(game: u128) -> (Append, Reply) {
+        let append = Append {
+            game_id: Uuid::from_u128(game),
+            head: Head {
+                version: 1,
+                server_seed: [0; 32],
+                hash: [0; 32],
+            },
+            events: Vec::new(),
+            update: GameUpdate {
+                status: "playing".to_owned(),
+                projection: serde_json::Value::Null,
+                new_seat: None,
+                snapshots: Vec::new(),
+            },
+            idem: None,
+        };
+        (append, oneshot::channel().0)
+    }
+
+    fn games(batch: &[(Append, Reply)]) -> Vec<u128> {
+        batch
+            .iter()
+            .map(|(append, _)| append.game_id.as_u128())
+            .collect()
+    }
+
+    #[test]
+    fn a_batch_takes_one_append_per_game_and_at_most_its_size() {
+        let mut pending = Pending {
+            running: true,
+            waiting: [1, 2, 1, 3, 2].map(waiting).into(),
+        };
+        assert_eq!(games(&pending.take_batch()), [1, 2, 3]);
+        assert_eq!(games(&pending.waiting), [1, 2]);
+        assert_eq!(games(&pending.take_batch()), [1, 2]);
+        assert!(pending.waiting.is_empty());
+
+        pending.waiting = (0..BATCH as u128 + 5).map(waiting).collect();
+        assert_eq!(pending.take_batch().len(), BATCH);
+        let rest: Vec<u128> = (BATCH as u128..BATCH as u128 + 5).collect();
+        assert_eq!(games(&pending.waiting), rest);
+    }
+}
