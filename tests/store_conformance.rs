@@ -12,6 +12,8 @@ mod common;
 mod fixtures;
 #[path = "store_conformance/idempotency.rs"]
 mod idempotency;
+#[path = "store_conformance/known_head.rs"]
+mod known_head;
 #[path = "store_conformance/random_games.rs"]
 mod random_games;
 #[path = "store_conformance/single_backend.rs"]
@@ -36,6 +38,10 @@ use fixtures::*;
 use idempotency::{
     a_purge_deletes_a_backlog_of_many_batches, create_idempotency_and_key_conflicts,
     move_idempotency_found_then_expires,
+};
+use known_head::{
+    a_batch_of_appends_fails_only_its_stale_members,
+    an_append_after_a_known_head_is_written_only_at_that_version,
 };
 use random_games::rebuild_equals_projection_after_random_games;
 use snapshots_and_audits::{
@@ -115,6 +121,8 @@ on_both_backends!(
     chain_verifies_after_appends,
     concurrent_appends_have_one_winner,
     stale_expected_version_conflicts,
+    an_append_after_a_known_head_is_written_only_at_that_version,
+    a_batch_of_appends_fails_only_its_stale_members,
     move_idempotency_found_then_expires,
     create_idempotency_and_key_conflicts,
     a_purge_deletes_a_backlog_of_many_batches,

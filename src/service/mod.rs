@@ -3,6 +3,9 @@
 //!
 //! # Layout
 //! - [`writes`]: create, join, move, cancel, and the retry loop that settles races in the store;
+//! - [`cache`]: this instance's decoded game states, checked against the store before use;
+//! - [`commits`]: group commit of the appends of concurrent writes;
+//! - [`versions`]: the reads of games' versions that check them, shared by concurrent views;
 //! - [`reads`]: views, the lobby, pages of the log, replays, the export;
 //! - [`timeouts`]: seats handed to the bot (a leave, a turn timeout) and the sweeper that finds
 //!   turn timeouts and expired waiting games;
@@ -15,7 +18,9 @@
 //! - [`error`]: why a use case failed.
 
 pub mod audits;
+pub mod cache;
 pub mod clock;
+pub mod commits;
 pub mod credentials;
 pub mod error;
 pub mod idempotency;
@@ -23,6 +28,7 @@ pub mod live;
 pub mod paging;
 pub mod reads;
 pub mod timeouts;
+pub mod versions;
 pub mod writes;
 
 use std::sync::Arc;
@@ -33,6 +39,9 @@ use serde_json::Value;
 use crate::engine::{Seat, Timestamp, View};
 use crate::metrics::GameMetrics;
 use crate::store::EventStore;
+use cache::StateCache;
+use commits::Commits;
+use versions::VersionReads;
 
 pub use audits::Audit;
 pub use clock::Clock;
@@ -41,6 +50,9 @@ pub use idempotency::{Answer, IdempotencyKey, MIN_CREATION_KEY_LEN};
 pub use timeouts::Swept;
 pub use writes::{JoinRequest, NewGameRequest};
 
+/// Games whose decoded state an instance keeps by default (a few kilobytes each).
+pub const DEFAULT_CACHED_GAMES: usize = 4096;
+
 /// The use cases, over one store.
 #[derive(Clone)]
 pub struct GameService {
@@ -48,17 +60,34 @@ pub struct GameService {
     metrics: GameMetrics,
     clock: Clock,
     default_turn_timeout_s: Option<u32>,
+    cache: Arc<StateCache>,
+    versions: Arc<VersionReads>,
+    commits: Arc<Commits>,
 }
 
 impl GameService {
     /// A service over `store`, counting games and moves in `metrics`, on the system clock, whose
-    /// games have no turn timeout unless their creator sets one.
+    /// games have no turn timeout unless their creator sets one, keeping the states of up to
+    /// [`DEFAULT_CACHED_GAMES`] games.
     pub fn new(store: Arc<dyn EventStore>, metrics: GameMetrics) -> Self {
+        Self::with_cache(store, metrics, DEFAULT_CACHED_GAMES)
+    }
+
+    /// As [`GameService::new`], keeping the states of up to `cached_games` games (0: none, every
+    /// request decodes the stored state).
+    pub fn with_cache(
+        store: Arc<dyn EventStore>,
+        metrics: GameMetrics,
+        cached_games: usize,
+    ) -> Self {
         GameService {
             store,
             metrics,
             clock: Clock::system(),
             default_turn_timeout_s: None,
+            cache: Arc::new(StateCache::new(cached_games)),
+            versions: Arc::default(),
+            commits: Arc::default(),
         }
     }
 

@@ -1,11 +1,14 @@
 //! The use cases that only read: views, the lobby, pages of the log, replays, and the export of a
 //! finished game's log.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 use uuid::Uuid;
 
 use crate::audit::ndjson;
 use crate::engine::{self, State, Status, View, Viewer};
+use crate::service::cache::CachedGame;
 use crate::service::credentials::{Credential, authenticate};
 use crate::service::paging::{check_limit, decode_cursor, encode_cursor};
 use crate::service::{EventsPage, GameService, LobbyPage, ServiceError};
@@ -24,19 +27,48 @@ impl GameService {
         Ok((record, state))
     }
 
+    /// Loads a game and keeps it in this instance's cache.
+    pub(super) async fn load_cached(&self, id: Uuid) -> Result<Arc<CachedGame>, ServiceError> {
+        match self.load(id).await {
+            Ok((record, state)) => {
+                let game = Arc::new(CachedGame { record, state });
+                self.cache.put(Arc::clone(&game));
+                Ok(game)
+            }
+            Err(error) => {
+                self.cache.forget(id);
+                Err(error)
+            }
+        }
+    }
+
+    /// The game as the database has it now: a read of its version (shared with the concurrent
+    /// requests', see [`super::versions`]), then the cached state if it is at that version, else
+    /// a load.
+    pub(super) async fn current(&self, id: Uuid) -> Result<Arc<CachedGame>, ServiceError> {
+        let Some(version) = self.versions.version(&self.store, id).await? else {
+            self.cache.forget(id);
+            return Err(ServiceError::NotFound("There is no such game."));
+        };
+        match self.cache.at(id, version) {
+            Some(game) => Ok(game),
+            None => self.load_cached(id).await,
+        }
+    }
+
     /// The public (spectator) view of a game. A token, if given, must still be one of this game's:
     /// a bad credential is refused, never ignored.
     pub async fn public_view(&self, id: Uuid, token: Option<&str>) -> Result<View, ServiceError> {
-        let (record, state) = self.load(id).await?;
-        authenticate(&record, token)?;
-        Ok(engine::view(&state, Viewer::Spectator))
+        let game = self.current(id).await?;
+        authenticate(&game.record, token)?;
+        Ok(engine::view(&game.state, Viewer::Spectator))
     }
 
     /// The caller's own view: requires a seat token.
     pub async fn own_view(&self, id: Uuid, token: Option<&str>) -> Result<View, ServiceError> {
-        let (record, state) = self.load(id).await?;
-        match authenticate(&record, token)? {
-            Credential::Seat(seat) => Ok(engine::view(&state, Viewer::Seat(seat))),
+        let game = self.current(id).await?;
+        match authenticate(&game.record, token)? {
+            Credential::Seat(seat) => Ok(engine::view(&game.state, Viewer::Seat(seat))),
             _ => Err(ServiceError::Unauthorized(
                 "This endpoint needs a seat token: Authorization: Bearer <token>.",
             )),

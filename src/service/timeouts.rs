@@ -68,6 +68,7 @@ impl GameService {
                 update,
                 idempotency: None,
                 answer: engine::view(&state, Viewer::Seat(seat)),
+                after: state,
             })))
         })
         .await
@@ -80,6 +81,10 @@ impl GameService {
         // The clock is moved in, not borrowed through `self`: the sweeper's task must be `Send`,
         // which an async closure borrowing `self` is not.
         let clock = self.clock.clone();
+        // A kept state that is stale could find nothing overdue (a game this instance last saw
+        // waiting) and never be corrected, since finding nothing writes nothing: the sweeper
+        // decides on the game as the database has it.
+        self.cache.forget(id);
         self.write(id, None, async move |record, mut state, _| {
             let at = clock.now();
             let (taken, advanced) = take_overdue(record, &mut state, at)?;
@@ -92,6 +97,7 @@ impl GameService {
                 at,
                 update,
                 idempotency: None,
+                after: state,
                 answer: taken,
             })))
         })

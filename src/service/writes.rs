@@ -4,6 +4,7 @@
 //! first the store reports a conflict and the whole use case runs again on the fresh state, so
 //! concurrency is settled by the database and never by this process's memory.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use uuid::Uuid;
@@ -12,6 +13,7 @@ use crate::engine::{
     self, BotKind, Card, ClientSeed, Command, Event, MoveRequest, PlayerName, RuleError,
     RulesInput, Secrets, State, Timestamp, View, Viewer,
 };
+use crate::service::cache::CachedGame;
 use crate::service::credentials::{Credential, Token, authenticate, random_bytes};
 use crate::service::timeouts::deadline_of;
 use crate::service::{
@@ -19,8 +21,8 @@ use crate::service::{
 };
 use crate::store::codec::{self, to_json};
 use crate::store::{
-    CreateIdempotency, GameRecord, GameUpdate, MoveIdempotency, NewGame, NewSeat, Snapshot,
-    StoreError,
+    Append, CreateIdempotency, Entry, GameRecord, GameUpdate, MoveIdempotency, NewGame, NewSeat,
+    Snapshot, StoreError,
 };
 
 /// How many times a write is attempted before a lost race is reported (409 `write_conflict`).
@@ -66,6 +68,8 @@ pub(super) struct Write<T> {
     pub(super) at: Timestamp,
     pub(super) update: GameUpdate,
     pub(super) idempotency: Option<MoveIdempotency>,
+    /// The game's state after the events, kept in the cache once they are stored.
+    pub(super) after: State,
     pub(super) answer: T,
 }
 
@@ -209,6 +213,7 @@ impl GameService {
                     deadline_at: deadline_of(&state),
                 },
                 idempotency: None,
+                after: state,
                 answer: Joined {
                     seat,
                     token: token.map(|t| t.0),
@@ -268,6 +273,7 @@ impl GameService {
                     response_status: 200,
                     response_body: to_json(&view),
                 }),
+                after: state,
                 answer: Answer::Fresh(view),
             })))
         })
@@ -282,42 +288,82 @@ impl GameService {
                 "Only the host may cancel a game: send the host token.",
             ));
         }
-        Ok(self.store.cancel_game(id).await?)
+        self.store.cancel_game(id).await?;
+        self.cache.forget(id);
+        Ok(())
     }
 
     /// Runs `attempt` on the game as it is now and appends what it decided with the version it
     /// read. When another writer got there first, the attempt runs again on the fresh state, where
     /// the stored answer of a concurrent retry, or the new turn, decides.
+    ///
+    /// The first attempt starts from this instance's cached state, if any, without reading the
+    /// game: the append is written only if the game is still at that state's version. Appends
+    /// of concurrent writes are written together ([`super::commits`]), each answered after its
+    /// commit. What an
+    /// attempt on a cached state refuses (a move out of turn, a failed `If-Match`, a token the
+    /// state does not know) may be the staleness of the state speaking, so it is decided again on
+    /// a fresh load before the caller hears of it.
     pub(super) async fn write<T>(
         &self,
         id: Uuid,
         token: Option<&str>,
         mut attempt: impl AsyncFnMut(&GameRecord, State, Credential) -> Result<Attempt<T>, ServiceError>,
     ) -> Result<T, ServiceError> {
+        let mut cached = self.cache.latest(id);
         for round in 0..MAX_ATTEMPTS {
-            let (record, state) = self.load(id).await?;
-            let credential = authenticate(&record, token)?;
-            let write = match attempt(&record, state, credential).await? {
-                Attempt::Replay(answer) => return Ok(answer),
-                Attempt::Write(write) => write,
+            let unchecked = cached.is_some();
+            let game = match cached.take() {
+                Some(game) => game,
+                None => self.load_cached(id).await?,
             };
-            let events = codec::new_events(&write.events, write.at);
-            match self
-                .store
-                .append(id, record.version, events, write.update, write.idempotency)
-                .await
-            {
-                Ok(_) => {
-                    self.count(&write.events);
-                    if write
-                        .events
+            let decided = match authenticate(&game.record, token) {
+                Ok(credential) => attempt(&game.record, game.state.clone(), credential).await,
+                Err(error) => Err(error),
+            };
+            let write = match decided {
+                Ok(Attempt::Replay(answer)) => return Ok(answer),
+                Ok(Attempt::Write(write)) => write,
+                Err(_) if unchecked => continue,
+                Err(error) => return Err(error),
+            };
+            let Write {
+                events,
+                at,
+                update,
+                idempotency,
+                after,
+                answer,
+            } = *write;
+            let mut record = game.record.clone();
+            record.status.clone_from(&update.status);
+            if let Some(seat) = &update.new_seat {
+                record.players += 1;
+                record.seat_tokens.push((seat.seat, seat.token_hash));
+                record.seat_tokens.sort_by_key(|(seat, _)| *seat);
+            }
+            let append = Append {
+                game_id: id,
+                head: game.record.head(),
+                events: codec::new_events(&events, at),
+                update,
+                idem: idempotency,
+            };
+            let appended = self.commits.append(&self.store, append).await;
+            match appended {
+                Ok(entries) => {
+                    self.remember(record, &entries, after);
+                    self.count(&events);
+                    if events
                         .iter()
                         .any(|event| matches!(event, Event::GameEnded { .. }))
                     {
                         self.audit_finished_game(id).await;
                     }
-                    return Ok(write.answer);
+                    return Ok(answer);
                 }
+                // The cached state was stale: the fresh load decides, at once.
+                Err(StoreError::Conflict) if unchecked => self.metrics.conflicts.inc(),
                 Err(StoreError::Conflict) => {
                     self.metrics.conflicts.inc();
                     // Spread the retries of racing writers so that they do not collide again.
@@ -328,6 +374,23 @@ impl GameService {
             }
         }
         Err(StoreError::Conflict.into())
+    }
+
+    /// Keeps the game as a write left it: `record` (already with its new status and seat), moved
+    /// on past `entries`, and its state `after` them.
+    fn remember(&self, mut record: GameRecord, entries: &[Entry], after: State) {
+        if let Some(last) = entries.last() {
+            let Ok(Ok(hash)) = hex::decode(&last.hash).map(<[u8; 32]>::try_from) else {
+                self.cache.forget(record.id);
+                return;
+            };
+            record.version = last.seq;
+            record.head_hash = hash;
+        }
+        self.cache.put(Arc::new(CachedGame {
+            record,
+            state: after,
+        }));
     }
 
     fn count(&self, events: &[Event]) {

@@ -1,7 +1,7 @@
 //! The store's error type and the one place that classifies database errors.
 
 /// What can go wrong in a store call. Database errors never panic: they end up here.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum StoreError {
     /// The game does not exist (or was cancelled).
     #[error("not found")]

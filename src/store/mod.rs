@@ -18,11 +18,13 @@
 //!   each written whole.
 //!
 //! # Concurrency
-//! Every write to a game is one transaction that checks the game's `version` against the caller's
-//! expected version while holding the game row (`SELECT ... FOR NO KEY UPDATE` on PostgreSQL, `BEGIN
-//! IMMEDIATE` on SQLite), and the primary key `(game_id, seq)` makes a duplicate seq impossible even
-//! so. A lost race is a [`StoreError::Conflict`], never a gap or a lost update. No state lives in
-//! the process, so any number of server instances can share one database (docs/SCALING.md).
+//! Every append to a game is atomic and moves the game row's head only if its `version` is still
+//! the caller's expected version (`UPDATE ... WHERE version = $expected`: on PostgreSQL one
+//! statement whose row lock makes a concurrent append wait and then see the new version, on
+//! SQLite a `BEGIN IMMEDIATE` transaction), and the primary key `(game_id, seq)` makes a duplicate
+//! seq impossible even so. A lost race is a [`StoreError::Conflict`], never a gap or a lost
+//! update. No state lives in the store, so any number of server instances can share one database
+//! (docs/SCALING.md).
 
 pub mod chain;
 pub mod codec;
@@ -48,6 +50,9 @@ pub use notify::{Changes, Recent, Subscription};
 /// Events written by one INSERT: 7 parameters each stays well below both backends' limits on
 /// the parameters of one statement.
 const EVENTS_PER_INSERT: usize = 1000;
+
+/// Games whose versions one call of [`EventStore::game_versions`] may ask for.
+pub const VERSIONS_PER_READ: usize = 500;
 
 /// Expired idempotency records deleted by one statement of the purge.
 const PURGE_BATCH: i64 = 1000;
@@ -109,6 +114,40 @@ pub struct NewGame {
     pub decks: Option<Value>,
     pub status: String,
     pub projection: Value,
+}
+
+/// Where a game's log ends: what an append needs to continue its hash chain. A caller that read
+/// the game at `version` knows it (entries up to `version` never change), so its append needs no
+/// read first: it is written only if the game is still at `version`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Head {
+    /// The seq of the last entry.
+    pub version: i64,
+    /// The game's secret server seed, from which every entry's salt derives.
+    pub server_seed: [u8; 32],
+    /// The hash of the last entry.
+    pub hash: [u8; 32],
+}
+
+impl GameRecord {
+    /// Where this game's log ended when it was loaded.
+    pub fn head(&self) -> Head {
+        Head {
+            version: self.version,
+            server_seed: self.server_seed,
+            hash: self.head_hash,
+        }
+    }
+}
+
+/// One append of [`EventStore::append_batch`]: what [`EventStore::append_after`] takes.
+#[derive(Debug, Clone)]
+pub struct Append {
+    pub game_id: Uuid,
+    pub head: Head,
+    pub events: Vec<NewEvent>,
+    pub update: GameUpdate,
+    pub idem: Option<MoveIdempotency>,
 }
 
 /// A game as loaded: its row, including the version (the seq of its last entry), the head hash
@@ -269,6 +308,33 @@ pub trait EventStore: Send + Sync {
         update: GameUpdate,
         idem: Option<MoveIdempotency>,
     ) -> Result<Vec<Entry>, StoreError>;
+
+    /// As [`EventStore::append`], after `head`, which the caller read with the game: on the common
+    /// path one statement on PostgreSQL, with no read of the game first.
+    ///
+    /// Fails with `Conflict` if the game is no longer at `head.version` (or was cancelled since),
+    /// the seat is taken or the idempotency key is recorded; nothing is written then.
+    async fn append_after(
+        &self,
+        game_id: Uuid,
+        head: Head,
+        events: Vec<NewEvent>,
+        update: GameUpdate,
+        idem: Option<MoveIdempotency>,
+    ) -> Result<Vec<Entry>, StoreError>;
+
+    /// Appends to distinct games, each as [`EventStore::append_after`] would, answered in order:
+    /// on PostgreSQL one statement and one commit for all of them. Each game's version is checked
+    /// on its own row, so a stale append fails alone (`Conflict`) and the others are written.
+    async fn append_batch(&self, appends: Vec<Append>) -> Vec<Result<Vec<Entry>, StoreError>>;
+
+    /// The version of game `id`, unless it is unknown or cancelled: one point read, so that a
+    /// state kept in memory can be checked against the database before it is shown.
+    async fn game_version(&self, id: Uuid) -> Result<Option<i64>, StoreError>;
+
+    /// The versions of those of games `ids` that exist and are not cancelled, in one query (at
+    /// most [`VERSIONS_PER_READ`] ids), in no particular order.
+    async fn game_versions(&self, ids: &[Uuid]) -> Result<Vec<(Uuid, i64)>, StoreError>;
 
     /// Stores the audit of game `id` unless one is stored already: the first result stands.
     async fn record_audit(&self, id: Uuid, audit: AuditResult) -> Result<(), StoreError>;

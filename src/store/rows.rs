@@ -5,7 +5,7 @@ use serde_json::Value;
 use sqlx::types::Json;
 use uuid::Uuid;
 
-use super::{AuditResult, Entry, GameRecord, LobbyGame, StoreError, StoredResponse};
+use super::{AuditResult, Entry, GameRecord, Head, LobbyGame, StoreError, StoredResponse};
 
 pub fn bytes32(bytes: Vec<u8>, what: &str) -> Result<[u8; 32], StoreError> {
     bytes
@@ -81,20 +81,13 @@ impl TryFrom<GameRow> for GameRecord {
     }
 }
 
-/// The part of a game row an append reads (and locks) first.
+/// The part of a game row an append reads first, when its caller does not know it.
 #[derive(sqlx::FromRow)]
 pub struct HeadRow {
     version: i64,
     status: String,
     server_seed: Vec<u8>,
     head_hash: Vec<u8>,
-}
-
-/// Where an append continues the log.
-pub struct Head {
-    pub version: i64,
-    pub server_seed: [u8; 32],
-    pub hash: [u8; 32],
 }
 
 impl HeadRow {

@@ -24,9 +24,10 @@ use uuid::Uuid;
 use super::notify::Changes;
 use super::rows::{self, EntryRow, GameRow, HeadRow, LobbyRow, ResponseRow, SnapshotRow};
 use super::{
-    AuditResult, CreateIdempotency, EVENTS_PER_INSERT, Entry, EventStore, GameRecord, GameUpdate,
-    LobbyCursor, LobbyGame, MoveIdempotency, NewEvent, NewGame, NewSeat, PURGE_BATCH, Snapshot,
-    StoreError, StoredResponse, chain, entry_bytes, normalize_created_at, seal,
+    Append, AuditResult, CreateIdempotency, EVENTS_PER_INSERT, Entry, EventStore, GameRecord,
+    GameUpdate, Head, LobbyCursor, LobbyGame, MoveIdempotency, NewEvent, NewGame, NewSeat,
+    PURGE_BATCH, Snapshot, StoreError, StoredResponse, VERSIONS_PER_READ, chain, entry_bytes,
+    normalize_created_at, seal,
 };
 
 /// The statements whose text differs between the dialects, each complete.
@@ -44,9 +45,6 @@ pub struct Statements {
     /// The row of game `$1` unless cancelled, with `seat_tokens`, the JSON array
     /// `[[seat, hex token hash or null], ...]` of its seats in seat order ([`GameRow`]).
     pub load_game: &'static str,
-    /// The head of game `$1`, read first by an append ([`HeadRow`]); it must keep other appends
-    /// to the game out until the transaction ends.
-    pub lock_head: &'static str,
     /// Stores a move's response (`$2` game_id, `$3` seat, `$4` key, `$5` fingerprint,
     /// `$6` status, `$7` body), replacing an expired record with the same key only.
     pub insert_move_response: &'static str,
@@ -65,17 +63,14 @@ pub struct Statements {
     pub list_waiting: &'static str,
     /// The next `$1` games of the lobby after created_at `$2` (RFC 3339 text) and id `$3`.
     pub list_waiting_after: &'static str,
-    /// The last write of an append: game `$1` gets version `$2`, head hash `$3`, status `$4`,
-    /// projection `$5`, `$6` more players and deadline `$7` (RFC 3339 text or NULL); where the backend announces changes through the
-    /// database ([`Backend::NOTIFIES_ON_COMMIT`]), the same statement announces this one.
-    pub update_head: &'static str,
     /// Up to `$2` ids of games whose deadline is at or before `$1` (RFC 3339 text), earliest
     /// first.
     pub overdue_games: &'static str,
     /// Up to `$2` ids of waiting games created at or before `$1` (RFC 3339 text), oldest first.
     pub expired_waiting_games: &'static str,
-    /// Cancels game `$1` if it is waiting (one row affected), announcing it as `update_head`
-    /// does.
+    /// Cancels game `$1` if it is waiting (one row affected); where the backend announces
+    /// changes through the database ([`Backend::NOTIFIES_ON_COMMIT`]), the same statement
+    /// announces it.
     pub cancel_game: &'static str,
 }
 
@@ -94,14 +89,42 @@ pub trait Backend: Database<Arguments: IntoArguments<Self>> {
     /// `NOTIFY`); otherwise the store wakes its own hub after each commit.
     const NOTIFIES_ON_COMMIT: bool;
 
-    /// Starts a write transaction, with the lock that keeps an append's version check valid
-    /// until it commits (together with [`Statements::lock_head`]).
+    /// Starts a write transaction (SQLite: with the database's write lock).
     fn begin_write(
         pool: &Pool<Self>,
     ) -> impl Future<Output = Result<Transaction<'static, Self>, sqlx::Error>> + Send;
 
+    /// Writes appends to distinct games, all or nothing: each moves its game's head from its
+    /// `expected_version` to its last entry and inserts its entries, seat, idempotency record and
+    /// snapshots, but only if its game is at `expected_version` and not cancelled. Returns, for
+    /// each, whether it was written; a taken seat or recorded key (`Conflict`), or any other
+    /// error, writes none of them.
+    fn append_sealed(
+        pool: &Pool<Self>,
+        appends: &[Sealed<'_>],
+    ) -> impl Future<Output = Result<Vec<bool>, StoreError>> + Send;
+
+    /// The versions of those of games `ids` that exist and are not cancelled, in one query
+    /// (see [`EventStore::game_versions`]).
+    fn game_versions(
+        pool: &Pool<Self>,
+        ids: &[Uuid],
+    ) -> impl Future<Output = Result<Vec<(Uuid, i64)>, StoreError>> + Send;
+
     /// The rows a statement inserted, changed or deleted.
     fn rows_affected(result: &Self::QueryResult) -> u64;
+}
+
+/// An append ready to write: its entries numbered and chained, and what else it stores.
+#[derive(Clone, Copy)]
+pub struct Sealed<'a> {
+    pub game_id: Uuid,
+    pub expected_version: i64,
+    pub entries: &'a [Entry],
+    /// The hash of the last entry (the previous head when there is none).
+    pub head_hash: [u8; 32],
+    pub update: &'a GameUpdate,
+    pub idem: Option<&'a MoveIdempotency>,
 }
 
 /// A value that binds as a statement parameter on `DB`.
@@ -140,7 +163,7 @@ where
     Option<Vec<u8>>: Bind<DB>,
     for<'a> Json<&'a Value>: Bind<DB>,
 {
-    async fn insert_events(
+    pub(super) async fn insert_events(
         conn: &mut DB::Connection,
         game_id: Uuid,
         entries: &[Entry],
@@ -169,7 +192,7 @@ where
         Ok(())
     }
 
-    async fn insert_seat(
+    pub(super) async fn insert_seat(
         conn: &mut DB::Connection,
         game_id: Uuid,
         seat: &NewSeat,
@@ -190,7 +213,7 @@ where
     }
 
     /// Stores a move's response; an unexpired record with the same key is a `Conflict`.
-    async fn insert_move_response(
+    pub(super) async fn insert_move_response(
         conn: &mut DB::Connection,
         game_id: Uuid,
         idem: &MoveIdempotency,
@@ -207,6 +230,22 @@ where
             .await?;
         if DB::rows_affected(&stored) == 0 {
             return Err(StoreError::Conflict);
+        }
+        Ok(())
+    }
+
+    pub(super) async fn insert_snapshots(
+        conn: &mut DB::Connection,
+        game_id: Uuid,
+        snapshots: &[Snapshot],
+    ) -> Result<(), StoreError> {
+        for snapshot in snapshots {
+            sqlx::query("INSERT INTO snapshots (game_id, seq, state) VALUES ($1, $2, $3)")
+                .bind(game_id)
+                .bind(snapshot.seq)
+                .bind(Json(&snapshot.state))
+                .execute(&mut *conn)
+                .await?;
         }
         Ok(())
     }
@@ -256,6 +295,7 @@ where
     for<'r> ResponseRow: FromRow<'r, DB::Row>,
     for<'r> (String,): FromRow<'r, DB::Row>,
     for<'r> (Uuid,): FromRow<'r, DB::Row>,
+    for<'r> (i64,): FromRow<'r, DB::Row>,
 {
     async fn create_game(
         &self,
@@ -308,47 +348,119 @@ where
         update: GameUpdate,
         idem: Option<MoveIdempotency>,
     ) -> Result<Vec<Entry>, StoreError> {
-        // In the one text form whose order is its time order, as SQLite compares it.
-        let deadline_at = update
-            .deadline_at
-            .as_deref()
-            .map(normalize_created_at)
-            .transpose()?;
-        let mut tx = DB::begin_write(&self.pool).await?;
-        let row: Option<HeadRow> = sqlx::query_as(DB::STATEMENTS.lock_head)
-            .bind(game_id)
-            .fetch_optional(&mut *tx)
-            .await?;
+        // The read takes no lock: the append is written only if the game is still at this
+        // version, which is then also the version the caller expected.
+        let row: Option<HeadRow> = sqlx::query_as(
+            "SELECT version, status, server_seed, head_hash FROM games WHERE id = $1",
+        )
+        .bind(game_id)
+        .fetch_optional(&self.pool)
+        .await?;
         let head = HeadRow::check(row, expected_version)?;
-        let (entries, new_head) = seal(&head.server_seed, head.hash, head.version + 1, events)?;
-        Self::insert_events(&mut tx, game_id, &entries).await?;
-        if let Some(seat) = &update.new_seat {
-            Self::insert_seat(&mut tx, game_id, seat).await?;
+        self.append_after(game_id, head, events, update, idem).await
+    }
+
+    async fn append_after(
+        &self,
+        game_id: Uuid,
+        head: Head,
+        events: Vec<NewEvent>,
+        update: GameUpdate,
+        idem: Option<MoveIdempotency>,
+    ) -> Result<Vec<Entry>, StoreError> {
+        let (entries, head_hash) = seal(&head.server_seed, head.hash, head.version + 1, events)?;
+        let sealed = Sealed {
+            game_id,
+            expected_version: head.version,
+            entries: &entries,
+            head_hash,
+            update: &update,
+            idem: idem.as_ref(),
+        };
+        if DB::append_sealed(&self.pool, &[sealed]).await? != [true] {
+            return Err(StoreError::Conflict);
         }
-        if let Some(idem) = &idem {
-            Self::insert_move_response(&mut tx, game_id, idem).await?;
-        }
-        sqlx::query(DB::STATEMENTS.update_head)
-            .bind(game_id)
-            .bind(head.version + entries.len() as i64)
-            .bind(new_head.to_vec())
-            .bind(&update.status)
-            .bind(Json(&update.projection))
-            .bind(i32::from(update.new_seat.is_some()))
-            .bind(deadline_at)
-            .execute(&mut *tx)
-            .await?;
-        for snapshot in &update.snapshots {
-            sqlx::query("INSERT INTO snapshots (game_id, seq, state) VALUES ($1, $2, $3)")
-                .bind(game_id)
-                .bind(snapshot.seq)
-                .bind(Json(&snapshot.state))
-                .execute(&mut *tx)
-                .await?;
-        }
-        tx.commit().await?;
         self.announce(game_id);
         Ok(entries)
+    }
+
+    async fn append_batch(&self, mut appends: Vec<Append>) -> Vec<Result<Vec<Entry>, StoreError>> {
+        let sealed: Vec<Result<(Vec<Entry>, [u8; 32]), StoreError>> = appends
+            .iter_mut()
+            .map(|append| {
+                let head = append.head;
+                let events = std::mem::take(&mut append.events);
+                seal(&head.server_seed, head.hash, head.version + 1, events)
+            })
+            .collect();
+        let ready: Vec<Sealed<'_>> = appends
+            .iter()
+            .zip(&sealed)
+            .filter_map(|(append, sealed)| {
+                let (entries, head_hash) = sealed.as_ref().ok()?;
+                Some(Sealed {
+                    game_id: append.game_id,
+                    expected_version: append.head.version,
+                    entries,
+                    head_hash: *head_hash,
+                    update: &append.update,
+                    idem: append.idem.as_ref(),
+                })
+            })
+            .collect();
+        let mut written = match DB::append_sealed(&self.pool, &ready).await {
+            Ok(written) => written.into_iter().map(Ok).collect(),
+            // One append's taken seat or recorded key fails them all: write each on its own,
+            // so that it fails alone.
+            Err(StoreError::Conflict) if ready.len() > 1 => {
+                let mut written = Vec::with_capacity(ready.len());
+                for one in &ready {
+                    written.push(
+                        DB::append_sealed(&self.pool, std::slice::from_ref(one))
+                            .await
+                            .map(|moved| moved == [true]),
+                    );
+                }
+                written
+            }
+            Err(error) => vec![Err(error); ready.len()],
+        }
+        .into_iter();
+        sealed
+            .into_iter()
+            .zip(&appends)
+            .map(|(sealed, append)| {
+                let (entries, _) = sealed?;
+                match written.next() {
+                    Some(Ok(true)) => {
+                        self.announce(append.game_id);
+                        Ok(entries)
+                    }
+                    Some(Ok(false)) => Err(StoreError::Conflict),
+                    Some(Err(error)) => Err(error),
+                    None => Err(StoreError::Internal("an append got no result".to_owned())),
+                }
+            })
+            .collect()
+    }
+
+    async fn game_versions(&self, ids: &[Uuid]) -> Result<Vec<(Uuid, i64)>, StoreError> {
+        if ids.len() > VERSIONS_PER_READ {
+            return Err(StoreError::Internal(format!(
+                "{} games asked for in one read of versions",
+                ids.len()
+            )));
+        }
+        DB::game_versions(&self.pool, ids).await
+    }
+
+    async fn game_version(&self, id: Uuid) -> Result<Option<i64>, StoreError> {
+        Ok(
+            sqlx::query_scalar("SELECT version FROM games WHERE id = $1 AND status <> 'cancelled'")
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?,
+        )
     }
 
     async fn record_audit(&self, id: Uuid, audit: AuditResult) -> Result<(), StoreError> {

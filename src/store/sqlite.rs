@@ -13,11 +13,13 @@ use std::str::FromStr;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteQueryResult,
 };
-use sqlx::{Sqlite, Transaction};
+use sqlx::types::Json;
+use sqlx::{QueryBuilder, Sqlite, Transaction};
+use uuid::Uuid;
 
 use super::notify::Changes;
-use super::sql::{Backend, SqlStore, Statements};
-use super::{IDEMPOTENCY_TTL, PoolOptions, StoreError};
+use super::sql::{Backend, Sealed, SqlStore, Statements};
+use super::{IDEMPOTENCY_TTL, PoolOptions, StoreError, normalize_created_at};
 
 /// A pool of connections to one SQLite file.
 pub type SqliteStore = SqlStore<Sqlite>;
@@ -64,8 +66,6 @@ impl Backend for Sqlite {
                  FROM (SELECT seat, token_hash FROM seats \
                        WHERE seats.game_id = games.id ORDER BY seat)) AS seat_tokens \
             FROM games WHERE id = $1 AND status <> 'cancelled'",
-        // No row lock: begin_write already holds the database's write lock.
-        lock_head: "SELECT version, status, server_seed, head_hash FROM games WHERE id = $1",
         insert_move_response: "\
             INSERT INTO move_idempotency (game_id, seat, key, fingerprint, status, body) \
             VALUES ($2, $3, $4, $5, $6, $7) \
@@ -103,10 +103,6 @@ impl Backend for Sqlite {
             WHERE status = 'waiting' AND private = 0 AND players < seats \
                 AND (created_at, id) < ($2, $3) \
             ORDER BY created_at DESC, id DESC LIMIT $1",
-        update_head: "\
-            UPDATE games SET version = $2, head_hash = $3, status = $4, projection = $5, \
-                players = players + $6, deadline_at = $7 \
-            WHERE id = $1",
         overdue_games: "\
             SELECT id FROM games WHERE deadline_at IS NOT NULL AND deadline_at <= $1 \
             ORDER BY deadline_at LIMIT $2",
@@ -122,6 +118,73 @@ impl Backend for Sqlite {
     /// `BEGIN IMMEDIATE`: the write lock up front (see the module doc).
     async fn begin_write(pool: &SqlitePool) -> Result<Transaction<'static, Sqlite>, sqlx::Error> {
         pool.begin_with("BEGIN IMMEDIATE").await
+    }
+
+    /// One transaction under the write lock; each append's first statement checks its version.
+    async fn append_sealed(
+        pool: &SqlitePool,
+        appends: &[Sealed<'_>],
+    ) -> Result<Vec<bool>, StoreError> {
+        let mut tx = Self::begin_write(pool).await?;
+        let mut written = Vec::with_capacity(appends.len());
+        for sealed in appends {
+            let game_id = sealed.game_id;
+            // In the one text form whose order is its time order, as SQLite compares it.
+            let deadline_at = sealed
+                .update
+                .deadline_at
+                .as_deref()
+                .map(normalize_created_at)
+                .transpose()?;
+            let moved = sqlx::query(
+                "UPDATE games SET version = $3, head_hash = $4, status = $5, projection = $6, \
+                     players = players + $7, deadline_at = $8 \
+                 WHERE id = $1 AND version = $2 AND status <> 'cancelled'",
+            )
+            .bind(game_id)
+            .bind(sealed.expected_version)
+            .bind(sealed.expected_version + sealed.entries.len() as i64)
+            .bind(sealed.head_hash.to_vec())
+            .bind(&sealed.update.status)
+            .bind(Json(&sealed.update.projection))
+            .bind(i32::from(sealed.update.new_seat.is_some()))
+            .bind(deadline_at)
+            .execute(&mut *tx)
+            .await?;
+            written.push(moved.rows_affected() == 1);
+            if moved.rows_affected() == 0 {
+                continue;
+            }
+            SqliteStore::insert_events(&mut tx, game_id, sealed.entries).await?;
+            if let Some(seat) = &sealed.update.new_seat {
+                SqliteStore::insert_seat(&mut tx, game_id, seat).await?;
+            }
+            if let Some(idem) = sealed.idem {
+                SqliteStore::insert_move_response(&mut tx, game_id, idem).await?;
+            }
+            SqliteStore::insert_snapshots(&mut tx, game_id, &sealed.update.snapshots).await?;
+        }
+        tx.commit().await?;
+        Ok(written)
+    }
+
+    /// One parameter per game (SQLite has no arrays).
+    async fn game_versions(
+        pool: &SqlitePool,
+        ids: &[Uuid],
+    ) -> Result<Vec<(Uuid, i64)>, StoreError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut query = QueryBuilder::<Sqlite>::new(
+            "SELECT id, version FROM games WHERE status <> 'cancelled' AND id IN (",
+        );
+        let mut list = query.separated(", ");
+        for id in ids {
+            list.push_bind(*id);
+        }
+        query.push(")");
+        Ok(query.build_query_as().fetch_all(pool).await?)
     }
 
     fn rows_affected(result: &SqliteQueryResult) -> u64 {

@@ -14,8 +14,8 @@ use super::fixtures::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_terminated_append_leaves_nothing() {
-    // An append whose connection is killed mid-transaction (after inserting its events) writes
-    // nothing, fails as Unavailable, and the next append succeeds.
+    // An append whose connection is killed mid-write (after inserting its events: one statement
+    // on PostgreSQL) writes nothing, fails as Unavailable, and the next append succeeds.
     let db = TestDb::connect(Backend::Postgres).await;
     let store = Arc::clone(&db.store);
     let game = create(store.as_ref(), "2026-05-01T12:00:00Z").await;
@@ -52,7 +52,7 @@ async fn postgres_terminated_append_leaves_nothing() {
         let waiting: Option<i32> = sqlx::query_scalar(
             "SELECT pid FROM pg_stat_activity \
              WHERE datname = current_database() AND wait_event_type = 'Lock' \
-               AND query LIKE 'INSERT INTO seats%'",
+               AND query LIKE '%INSERT INTO seats%'",
         )
         .fetch_optional(&mut watcher)
         .await
