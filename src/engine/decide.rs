@@ -11,7 +11,7 @@ use super::deadline::overdue_seats;
 use super::error::RuleError;
 use super::event::{Event, TakeoverReason};
 use super::inputs::{ClientSeed, PlayerName};
-use super::legal::{check_turn, check_values};
+use super::legal::{check_turn, check_values, seat_in_play};
 use super::moves::{Command, Move, Source};
 use super::rules::{LOG_FORMAT, Rules, check_game_size};
 use super::score::grid_score;
@@ -76,16 +76,7 @@ fn decide_takeover(
     reason: TakeoverReason,
     timed_out_at: Option<Timestamp>,
 ) -> Result<Vec<Event>, RuleError> {
-    match state.status {
-        _ if state.game_id.is_none() => return Err(RuleError::NotCreated),
-        Status::Waiting => return Err(RuleError::GameNotStarted),
-        Status::Finished => return Err(RuleError::GameFinished),
-        Status::Playing => {}
-    }
-    let player = state
-        .players
-        .get(usize::from(seat))
-        .ok_or(RuleError::NoSuchSeat(seat))?;
+    let player = seat_in_play(state, seat)?;
     if player.bot.is_some() {
         return Err(RuleError::SeatTakenByBot(seat));
     }

@@ -8,7 +8,7 @@ use super::cards::Position;
 use super::error::RuleError;
 use super::moves::{Move, MoveKind, Source};
 use super::rules::FlipRule;
-use super::state::{Drawn, Seat, Stage, State, Status};
+use super::state::{Drawn, Player, Seat, Stage, State, Status};
 
 /// A short list of moves kept inline (no allocation): the legal moves of one seat.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -48,8 +48,8 @@ impl Deref for MoveList {
     }
 }
 
-/// The game's state, whose turn and the stage, for a move of type `kind` by `seat`.
-pub(super) fn check_turn(state: &State, seat: Seat, kind: MoveKind) -> Result<(), RuleError> {
+/// The player at `seat` of a game in play: the refusals that a move and a seat's takeover share.
+pub(super) fn seat_in_play(state: &State, seat: Seat) -> Result<&Player, RuleError> {
     if state.game_id.is_none() {
         return Err(RuleError::NotCreated);
     }
@@ -58,10 +58,15 @@ pub(super) fn check_turn(state: &State, seat: Seat, kind: MoveKind) -> Result<()
         Status::Finished => return Err(RuleError::GameFinished),
         Status::Playing => {}
     }
-    let player = state
+    state
         .players
         .get(usize::from(seat))
-        .ok_or(RuleError::NoSuchSeat(seat))?;
+        .ok_or(RuleError::NoSuchSeat(seat))
+}
+
+/// The game's state, whose turn and the stage, for a move of type `kind` by `seat`.
+pub(super) fn check_turn(state: &State, seat: Seat, kind: MoveKind) -> Result<(), RuleError> {
+    let player = seat_in_play(state, seat)?;
     let wrong_stage = RuleError::WrongStage {
         kind,
         stage: state.stage,
