@@ -130,7 +130,7 @@ async fn tampered_logs_and_projections_are_reported(backend: Backend) {
     tamper(
         &app,
         backend,
-        "UPDATE games SET projection = jsonb_set(projection, '{turns}', '999') WHERE id = $1",
+        "UPDATE games SET projection = jsonb_set(projection::jsonb, '{turns}', '999') WHERE id = $1",
         "UPDATE games SET projection = json_set(projection, '$.turns', 999) WHERE id = ?1",
         &running,
     )
@@ -287,7 +287,7 @@ async fn check_db_command_exits_1_on_a_mismatch(backend: Backend) {
     tamper(
         &app,
         backend,
-        "UPDATE games SET projection = jsonb_set(projection, '{turns}', '999') WHERE id = $1",
+        "UPDATE games SET projection = jsonb_set(projection::jsonb, '{turns}', '999') WHERE id = $1",
         "UPDATE games SET projection = json_set(projection, '$.turns', 999) WHERE id = ?1",
         &bots_game,
     )

@@ -171,7 +171,7 @@ async fn create_and_load_round_trip(backend: Backend) {
     assert_eq!(loaded.host_token_hash, [1; 32]);
     assert!(!loaded.private && loaded.stacked);
     assert_eq!(loaded.decks, game.decks);
-    assert_eq!(loaded.projection, game.projection);
+    assert_eq!(parsed(&loaded.projection), parsed(&game.projection));
     assert_eq!(hex::encode(loaded.head_hash), entries[1].hash);
 
     assert_eq!(all_events(store, game.id).await, entries);
@@ -181,7 +181,13 @@ async fn create_and_load_round_trip(backend: Backend) {
             (&event.kind, &event.data, &event.at)
         );
     }
-    assert_eq!(store.load_game(Uuid::new_v4()).await.expect("load"), None);
+    assert!(
+        store
+            .load_game(Uuid::new_v4())
+            .await
+            .expect("load")
+            .is_none()
+    );
 }
 
 async fn append_and_page_events(backend: Backend) {
@@ -219,7 +225,7 @@ async fn append_and_page_events(backend: Backend) {
     let loaded = store.load_game(game.id).await.expect("load").expect("game");
     assert_eq!((loaded.version, loaded.players), (5, 2));
     assert_eq!(loaded.status, "playing");
-    assert_eq!(loaded.projection, json!({"status": "playing"}));
+    assert_eq!(parsed(&loaded.projection), json!({"status": "playing"}));
     assert_eq!(hex::encode(loaded.head_hash), dealt[2].hash);
 
     let all = all_events(store, game.id).await;
@@ -451,7 +457,7 @@ async fn lobby_lists_public_waiting_games_newest_first(backend: Backend) {
     assert_eq!(newest.created_at, "2026-05-01T10:03:00.000000Z");
     assert_eq!((newest.version, newest.seats, newest.players), (1, 2, 0));
     assert_eq!(
-        newest.projection,
+        parsed(&newest.projection),
         json!({"status": "waiting", "players": []})
     );
     assert!(store.list_waiting(0, None).await.expect("lobby").is_empty());
@@ -463,7 +469,7 @@ async fn cancel_only_while_waiting(backend: Backend) {
     let store = db.store.as_ref();
     let waiting = create(store, "2026-05-01T12:00:00Z").await;
     store.cancel_game(waiting.id).await.expect("cancel");
-    assert_eq!(store.load_game(waiting.id).await.expect("load"), None);
+    assert!(store.load_game(waiting.id).await.expect("load").is_none());
     let append = store
         .append(
             waiting.id,

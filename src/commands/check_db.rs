@@ -103,7 +103,7 @@ async fn check_game(
         Err(error) => problem(format!("hash chain: {error}")),
     }
     match rebuild(&entries, &secrets) {
-        Ok(rebuilt) => match projection_state(id, record.projection.clone()) {
+        Ok(rebuilt) => match projection_state(id, &record.projection) {
             Ok(stored) if stored == rebuilt => {}
             Ok(_) => problem("the projection differs from the replayed log".to_owned()),
             Err(error) => problem(error.to_string()),

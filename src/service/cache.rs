@@ -142,7 +142,7 @@ mod tests {
                 private: false,
                 stacked: false,
                 decks: None,
-                projection: serde_json::Value::Null,
+                projection: Default::default(),
                 head_hash: [0; 32],
                 audit: None,
                 seat_tokens: Vec::new(),

@@ -135,7 +135,7 @@ mod tests {
             events: Vec::new(),
             update: GameUpdate {
                 status: "playing".to_owned(),
-                projection: serde_json::Value::Null,
+                projection: Default::default(),
                 new_seat: None,
                 snapshots: Vec::new(),
                 deadline_at: None,

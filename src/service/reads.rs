@@ -23,7 +23,7 @@ impl GameService {
             .load_game(id)
             .await?
             .ok_or(ServiceError::NotFound("There is no such game."))?;
-        let state = codec::projection_state(id, std::mem::take(&mut record.projection))?;
+        let state = codec::projection_state(id, &std::mem::take(&mut record.projection))?;
         Ok((record, state))
     }
 
@@ -104,7 +104,7 @@ impl GameService {
         let views = games
             .into_iter()
             .map(|game| {
-                codec::projection_state(game.id, game.projection)
+                codec::projection_state(game.id, &game.projection)
                     .map(|state| engine::view(&state, Viewer::Spectator))
             })
             .collect::<Result<Vec<_>, _>>()?;
@@ -185,7 +185,7 @@ impl GameService {
     async fn state_at(&self, record: &GameRecord, seq: i64) -> Result<State, ServiceError> {
         let (start, after) = match self.store.load_snapshot(record.id, seq).await? {
             Some(snapshot) => (
-                codec::projection_state(record.id, snapshot.state)?,
+                codec::projection_state(record.id, &snapshot.state)?,
                 snapshot.seq,
             ),
             None => (State::default(), 0),

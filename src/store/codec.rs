@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use crate::engine::{self, Event, LoggedEvent, ReplayError, Secrets, State, Timestamp, parse_deck};
-use crate::store::{Entry, GameRecord, NewEvent, StoreError};
+use crate::store::{Entry, GameRecord, NewEvent, RawJson, StoreError};
 
 /// The log entries to append for `events`, all stamped `at`.
 pub fn new_events(events: &[Event], at: Timestamp) -> Vec<NewEvent> {
@@ -89,13 +89,13 @@ fn decode_log(
 }
 
 /// The projection to store for `state`.
-pub fn projection(state: &State) -> Value {
-    to_json(state)
+pub fn projection(state: &State) -> RawJson {
+    serde_json::value::to_raw_value(state).expect("engine types serialize to JSON")
 }
 
 /// The state a stored projection holds.
-pub fn projection_state(game_id: Uuid, projection: Value) -> Result<State, StoreError> {
-    serde_json::from_value(projection).map_err(|error| {
+pub fn projection_state(game_id: Uuid, projection: &RawJson) -> Result<State, StoreError> {
+    serde_json::from_str(projection.get()).map_err(|error| {
         StoreError::Corrupt(format!(
             "the projection of game {game_id} does not decode ({:?})",
             error.classify()

@@ -47,6 +47,10 @@ pub use chain::{ChainError, verify_chain};
 pub use error::StoreError;
 pub use notify::{Changes, Recent, Subscription};
 
+/// JSON text as the store keeps it (a projection, a snapshot's state): written and read as text,
+/// without a tree of it built on the way, since only the engine's types give it a meaning.
+pub type RawJson = Box<serde_json::value::RawValue>;
+
 /// Events written by one INSERT: 7 parameters each stays well below both backends' limits on
 /// the parameters of one statement.
 const EVENTS_PER_INSERT: usize = 1000;
@@ -113,7 +117,7 @@ pub struct NewGame {
     /// The explicit decks of a stacked game: secret until the game ends.
     pub decks: Option<Value>,
     pub status: String,
-    pub projection: Value,
+    pub projection: RawJson,
 }
 
 /// Where a game's log ends: what an append needs to continue its hash chain. A caller that read
@@ -152,7 +156,7 @@ pub struct Append {
 
 /// A game as loaded: its row, including the version (the seq of its last entry), the head hash
 /// and the number of seats taken.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct GameRecord {
     pub id: Uuid,
     pub created_at: String,
@@ -168,7 +172,7 @@ pub struct GameRecord {
     pub private: bool,
     pub stacked: bool,
     pub decks: Option<Value>,
-    pub projection: Value,
+    pub projection: RawJson,
     pub head_hash: [u8; 32],
     /// The audit of a finished game, once computed (see [`EventStore::record_audit`]).
     pub audit: Option<AuditResult>,
@@ -201,7 +205,7 @@ pub struct NewSeat {
 #[derive(Debug, Clone)]
 pub struct GameUpdate {
     pub status: String,
-    pub projection: Value,
+    pub projection: RawJson,
     pub new_seat: Option<NewSeat>,
     /// States of the game to keep, after some of the new entries: a replay may start from them.
     pub snapshots: Vec<Snapshot>,
@@ -211,10 +215,10 @@ pub struct GameUpdate {
 }
 
 /// The state of a game after entry `seq`, where a command's events end.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Snapshot {
     pub seq: i64,
-    pub state: Value,
+    pub state: RawJson,
 }
 
 /// The response to store for a move sent with an `Idempotency-Key` (scoped to game and seat).
@@ -247,14 +251,14 @@ pub struct StoredResponse {
 }
 
 /// One game of the lobby: what a public view needs.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct LobbyGame {
     pub id: Uuid,
     pub created_at: String,
     pub version: i64,
     pub seats: i32,
     pub players: i32,
-    pub projection: Value,
+    pub projection: RawJson,
 }
 
 /// Where the next lobby page starts: after this game in (created_at, id) descending order.

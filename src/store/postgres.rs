@@ -54,11 +54,11 @@ impl PgStore {
 
 /// Appends to distinct games in one statement, one array per column. Each game's head moves only
 /// if it is at its expected version and not cancelled (`$1` ids, `$2` expected versions, `$3` new
-/// versions, `$4` head hashes, `$5` statuses, `$6` projections, `$7` seats taken: 0 or 1, `$31`
-/// turn deadlines: RFC 3339 text or NULL); the
-/// other parts insert only for the games whose head moved: the entries (`$8` their games,
-/// `$9`..`$14`), the seats taken (`$15` games, `$16`..`$20`), the moves' stored responses (`$22`
-/// games, `$23`..`$27`; `$21` the ttl in seconds) and the snapshots (`$28` games, `$29`, `$30`).
+/// versions, `$4` head hashes, `$5` statuses, `$6` projections as JSON text, `$7` seats taken: 0
+/// or 1, `$31` turn deadlines: RFC 3339 text or NULL); the other parts insert only for the games
+/// whose head moved: the entries (`$8` their games, `$9`..`$14`), the seats taken (`$15` games,
+/// `$16`..`$20`), the moves' stored responses (`$22` games, `$23`..`$27`; `$21` the ttl in
+/// seconds) and the snapshots (`$28` games, `$29`, `$30` states as JSON text).
 /// It returns the ids of the games written; the others were moved on or cancelled by another
 /// writer. A taken seat or a recorded key fails the whole statement with a unique violation
 /// (`Conflict`); an expired record with the same key is deleted first (`expired`, evaluated
@@ -70,10 +70,10 @@ impl PgStore {
 const APPEND: &str = "\
     WITH head AS ( \
         UPDATE games SET version = input.version, head_hash = input.head_hash, \
-            status = input.status, projection = input.projection, \
+            status = input.status, projection = input.projection::json, \
             players = players + input.joined, deadline_at = input.deadline_at::timestamptz \
         FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::bytea[], $5::text[], \
-                    $6::jsonb[], $7::integer[], $31::text[]) \
+                    $6::text[], $7::integer[], $31::text[]) \
             AS input (id, expected, version, head_hash, status, projection, joined, deadline_at) \
         WHERE games.id = input.id AND games.version = input.expected \
             AND games.status <> 'cancelled' \
@@ -105,8 +105,8 @@ const APPEND: &str = "\
         WHERE k.game_id IN (SELECT id FROM head) AND (SELECT count(*) FROM expired) >= 0), \
     kept AS ( \
         INSERT INTO snapshots (game_id, seq, state) \
-        SELECT s.game_id, s.seq, s.state \
-        FROM unnest($28::uuid[], $29::bigint[], $30::jsonb[]) AS s (game_id, seq, state) \
+        SELECT s.game_id, s.seq, s.state::json \
+        FROM unnest($28::uuid[], $29::bigint[], $30::text[]) AS s (game_id, seq, state) \
         WHERE s.game_id IN (SELECT id FROM head)) \
     SELECT id FROM head, LATERAL (SELECT pg_notify('golf_events', id::text)) AS notified";
 
@@ -118,7 +118,7 @@ struct Columns<'a> {
     version: Vec<i64>,
     head_hash: Vec<Vec<u8>>,
     status: Vec<&'a str>,
-    projection: Vec<Json<&'a Value>>,
+    projection: Vec<&'a str>,
     joined: Vec<i32>,
     deadline_at: Vec<Option<&'a str>>,
     event_game: Vec<Uuid>,
@@ -142,7 +142,7 @@ struct Columns<'a> {
     idem_body: Vec<Json<&'a Value>>,
     snapshot_game: Vec<Uuid>,
     snapshot_seq: Vec<i64>,
-    snapshot_state: Vec<Json<&'a Value>>,
+    snapshot_state: Vec<&'a str>,
 }
 
 impl<'a> Columns<'a> {
@@ -155,7 +155,7 @@ impl<'a> Columns<'a> {
             .push(sealed.expected_version + sealed.entries.len() as i64);
         self.head_hash.push(sealed.head_hash.to_vec());
         self.status.push(&update.status);
-        self.projection.push(Json(&update.projection));
+        self.projection.push(update.projection.get());
         self.joined.push(i32::from(update.new_seat.is_some()));
         self.deadline_at.push(update.deadline_at.as_deref());
         for entry in sealed.entries {
@@ -188,7 +188,7 @@ impl<'a> Columns<'a> {
         for snapshot in &update.snapshots {
             self.snapshot_game.push(game);
             self.snapshot_seq.push(snapshot.seq);
-            self.snapshot_state.push(Json(&snapshot.state));
+            self.snapshot_state.push(snapshot.state.get());
         }
         Ok(())
     }

@@ -5,7 +5,7 @@ use serde_json::Value;
 use sqlx::types::Json;
 use uuid::Uuid;
 
-use super::{AuditResult, Entry, GameRecord, Head, LobbyGame, StoreError, StoredResponse};
+use super::{AuditResult, Entry, GameRecord, Head, LobbyGame, RawJson, StoreError, StoredResponse};
 
 pub fn bytes32(bytes: Vec<u8>, what: &str) -> Result<[u8; 32], StoreError> {
     bytes
@@ -29,7 +29,7 @@ pub struct GameRow {
     private: bool,
     stacked: bool,
     decks: Option<Json<Value>>,
-    projection: Json<Value>,
+    projection: Json<RawJson>,
     head_hash: Vec<u8>,
     audit_verified: Option<bool>,
     audit_first_bad_seq: Option<i64>,
@@ -144,7 +144,7 @@ pub struct LobbyRow {
     version: i64,
     seats: i32,
     players: i32,
-    projection: Json<Value>,
+    projection: Json<RawJson>,
 }
 
 impl From<LobbyRow> for LobbyGame {
@@ -184,7 +184,7 @@ impl TryFrom<ResponseRow> for StoredResponse {
 #[derive(sqlx::FromRow)]
 pub struct SnapshotRow {
     pub seq: i64,
-    pub state: Json<Value>,
+    pub state: Json<RawJson>,
 }
 
 /// Converts every row, stopping at the first that does not convert.

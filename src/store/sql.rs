@@ -26,8 +26,8 @@ use super::rows::{self, EntryRow, GameRow, HeadRow, LobbyRow, ResponseRow, Snaps
 use super::{
     Append, AuditResult, CreateIdempotency, EVENTS_PER_INSERT, Entry, EventStore, GameRecord,
     GameUpdate, Head, LobbyCursor, LobbyGame, MoveIdempotency, NewEvent, NewGame, NewSeat,
-    PURGE_BATCH, Snapshot, StoreError, StoredResponse, VERSIONS_PER_READ, chain, entry_bytes,
-    normalize_created_at, seal,
+    PURGE_BATCH, RawJson, Snapshot, StoreError, StoredResponse, VERSIONS_PER_READ, chain,
+    entry_bytes, normalize_created_at, seal,
 };
 
 /// The statements whose text differs between the dialects, each complete.
@@ -162,6 +162,7 @@ where
     Vec<u8>: Bind<DB>,
     Option<Vec<u8>>: Bind<DB>,
     for<'a> Json<&'a Value>: Bind<DB>,
+    for<'a> Json<&'a RawJson>: Bind<DB>,
 {
     pub(super) async fn insert_events(
         conn: &mut DB::Connection,
@@ -286,6 +287,7 @@ where
     Option<Vec<u8>>: Bind<DB>,
     Option<i64>: Bind<DB>,
     for<'a> Json<&'a Value>: Bind<DB>,
+    for<'a> Json<&'a RawJson>: Bind<DB>,
     Option<Json<Value>>: Bind<DB>,
     for<'r> GameRow: FromRow<'r, DB::Row>,
     for<'r> SnapshotRow: FromRow<'r, DB::Row>,

@@ -2,6 +2,7 @@
 
 use golf_server::store::{
     CreateIdempotency, Entry, EventStore, GameUpdate, MoveIdempotency, NewEvent, NewGame, NewSeat,
+    RawJson,
 };
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -22,8 +23,18 @@ pub fn new_game(created_at: &str) -> NewGame {
         stacked: false,
         decks: None,
         status: "waiting".to_owned(),
-        projection: json!({"status": "waiting", "players": []}),
+        projection: raw(json!({"status": "waiting", "players": []})),
     }
+}
+
+/// `value` as the store takes JSON it only keeps.
+pub fn raw(value: Value) -> RawJson {
+    serde_json::value::to_raw_value(&value).expect("JSON")
+}
+
+/// The JSON a store kept, to compare.
+pub fn parsed(raw: &RawJson) -> Value {
+    serde_json::from_str(raw.get()).expect("stored JSON")
 }
 
 pub fn event(kind: &str, data: Value) -> NewEvent {
@@ -44,7 +55,7 @@ pub fn created(game: &NewGame) -> Vec<NewEvent> {
 pub fn update(status: &str) -> GameUpdate {
     GameUpdate {
         status: status.to_owned(),
-        projection: json!({"status": status}),
+        projection: raw(json!({"status": status})),
         new_seat: None,
         snapshots: Vec::new(),
         deadline_at: None,
