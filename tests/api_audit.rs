@@ -4,6 +4,7 @@
 mod common;
 
 use common::{Backend, TestApp, open_store, spawn_app};
+use golf_server::store::AuditResult;
 use reqwest::Method;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -11,6 +12,7 @@ use sqlx::Connection;
 use sqlx::postgres::PgConnection;
 use sqlx::sqlite::SqliteConnection;
 use sqlx::types::Json;
+use std::time::Duration;
 use uuid::Uuid;
 
 async fn audit_of(app: &TestApp, id: &str, token: Option<&str>) -> (u16, Value) {
@@ -32,6 +34,19 @@ async fn finished_bot_game(app: &TestApp, holes: u8) -> String {
         assert_eq!(response.status(), 201);
     }
     id
+}
+
+/// The audit stored for a finished game: the instance stores it right after the move that ends
+/// the game is answered, so it is waited for (10 s at most).
+async fn stored_audit(app: &TestApp, id: Uuid) -> AuditResult {
+    let store = open_store(&app.database.url).await;
+    for _ in 0..200 {
+        if let Some(audit) = store.load_game(id).await.unwrap().unwrap().audit {
+            return audit;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the audit of game {id} was not stored within 10 s of its end");
 }
 
 /// Rewrites the data of one stored log entry, as a corrupted or forged database would hold it.
@@ -82,14 +97,13 @@ async fn a_running_game_shows_its_commitment_and_head_and_nothing_else(backend: 
 }
 
 async fn a_finished_game_is_audited_when_it_ends_and_the_result_stands(backend: Backend) {
-    // The move that ends the game stores its audit: verified, with the seed that the commitment
-    // binds. The stored result is what the endpoint answers, even if the log is changed later.
+    // The end of the game stores its audit: verified, with the seed that the commitment binds.
+    // The stored result is what the endpoint answers, even if the log is changed later.
     let app = spawn_app(backend).await;
     let id = finished_bot_game(&app, 2).await;
     let game_id: Uuid = id.parse().unwrap();
-    let store = open_store(&app.database.url).await;
-    let stored = store.load_game(game_id).await.unwrap().unwrap().audit;
-    assert!(stored.is_some_and(|audit| audit.verified), "{stored:?}");
+    let stored = stored_audit(&app, game_id).await;
+    assert!(stored.verified, "{stored:?}");
 
     let (status, audit) = audit_of(&app, &id, None).await;
     assert_eq!(status, 200);
@@ -117,6 +131,8 @@ async fn a_game_finished_without_a_stored_audit_is_checked_once_when_asked(backe
     let app = spawn_app(backend).await;
     let id = finished_bot_game(&app, 1).await;
     let game_id: Uuid = id.parse().unwrap();
+    // The audit stored at the game's end is let finish before the log is forged and it is unset.
+    stored_audit(&app, game_id).await;
     let log = app.events(&id, None, 0).await;
     let ended = log
         .iter()

@@ -70,7 +70,13 @@ impl GameService {
     /// the same log always gives the same result).
     async fn check_and_record(&self, record: &GameRecord) -> Result<AuditResult, ServiceError> {
         let entries = store::load_log(self.store.as_ref(), record.id, record.version).await?;
-        let report = audit::audit(&entries);
+        // A replay of the whole game: on a thread of its own, so that the requests this
+        // instance's worker serves meanwhile do not wait for it.
+        let report = tokio::task::spawn_blocking(move || audit::audit(&entries))
+            .await
+            .map_err(|_| {
+                ServiceError::Internal("the audit of a log did not complete".to_owned())
+            })?;
         let result = AuditResult {
             verified: report.verified,
             first_bad_seq: report.first_bad_seq,
@@ -84,16 +90,21 @@ impl GameService {
         Ok(result)
     }
 
-    /// Audits a game that a write just finished, so that its audit is ready when asked for. A
-    /// failure is only logged: the write stands, and the audit is computed when first asked for.
-    pub(super) async fn audit_finished_game(&self, id: Uuid) {
-        let checked = match self.store.load_game(id).await {
-            Ok(Some(record)) => self.check_and_record(&record).await.map(drop),
-            Ok(None) => Ok(()),
-            Err(error) => Err(error.into()),
-        };
-        if let Err(error) = checked {
-            tracing::warn!(game_id = %id, %error, "the audit of a finished game is left for later");
-        }
+    /// Audits a game that a write just finished, so that its audit is ready when asked for. It
+    /// runs after the write is answered: the last move of a game waits for its commit only, not
+    /// for a read and replay of the whole log. A failure is only logged: the write stands, and
+    /// the audit is computed when first asked for (as it is if this instance stops first).
+    pub(super) fn audit_finished_game(&self, id: Uuid) {
+        let service = self.clone();
+        tokio::spawn(async move {
+            let checked = match service.store.load_game(id).await {
+                Ok(Some(record)) => service.check_and_record(&record).await.map(drop),
+                Ok(None) => Ok(()),
+                Err(error) => Err(error.into()),
+            };
+            if let Err(error) = checked {
+                tracing::warn!(game_id = %id, %error, "the audit of a finished game is left for later");
+            }
+        });
     }
 }

@@ -358,7 +358,7 @@ impl GameService {
                         .iter()
                         .any(|event| matches!(event, Event::GameEnded { .. }))
                     {
-                        self.audit_finished_game(id).await;
+                        self.audit_finished_game(id);
                     }
                     return Ok(answer);
                 }
