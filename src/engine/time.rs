@@ -4,6 +4,7 @@
 
 use std::fmt;
 
+use chrono::{Datelike, Timelike};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use utoipa::ToSchema;
 
@@ -42,7 +43,23 @@ impl fmt::Display for Timestamp {
         } else {
             chrono::DateTime::<chrono::Utc>::MAX_UTC
         });
-        write!(f, "{}", time.format(TIMESTAMP_FORMAT))
+        // Every entry and view writes times: the fields by hand, not through strftime's parse
+        // of the format, which costs several times as much. Years of other than four digits
+        // take the format's way of writing them.
+        if !(0..=9999).contains(&time.year()) {
+            return write!(f, "{}", time.format(TIMESTAMP_FORMAT));
+        }
+        write!(
+            f,
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z",
+            time.year(),
+            time.month(),
+            time.day(),
+            time.hour(),
+            time.minute(),
+            time.second(),
+            time.timestamp_subsec_micros()
+        )
     }
 }
 
@@ -56,5 +73,38 @@ impl<'de> Deserialize<'de> for Timestamp {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Timestamp, D::Error> {
         let text = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
         Timestamp::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        #[test]
+        fn a_time_is_written_as_the_format_says_and_reads_back(micros in prop_oneof![
+            // Years 0 to 9999, and beyond them (chrono's range ends near 262,000 years).
+            -62_167_219_200_000_000i64..253_402_300_800_000_000,
+            -8_000_000_000_000_000_000i64..8_000_000_000_000_000_000,
+        ]) {
+            let time = chrono::DateTime::from_timestamp_micros(micros).expect("in range");
+            let written = Timestamp(micros).to_string();
+            prop_assert_eq!(&written, &time.format(TIMESTAMP_FORMAT).to_string());
+            if (0..=9999).contains(&time.year()) {
+                prop_assert_eq!(Timestamp::parse(&written), Ok(Timestamp(micros)));
+            }
+        }
+    }
+
+    #[test]
+    fn times_of_this_era_are_written_in_full() {
+        assert_eq!(
+            Timestamp(1_764_559_590_123_456).to_string(),
+            "2025-12-01T03:26:30.123456Z"
+        );
+        assert_eq!(Timestamp(0).to_string(), "1970-01-01T00:00:00.000000Z");
+        assert_eq!(Timestamp(-1).to_string(), "1969-12-31T23:59:59.999999Z");
     }
 }
