@@ -39,25 +39,23 @@ pub fn init(format: LogFormat, filter: &str) {
 pub struct RedactingRootSpan;
 
 impl RootSpanBuilder for RedactingRootSpan {
+    /// The fields are computed only when the span is enabled (the macro evaluates them only
+    /// then): the route alone is a second match of the path against every route.
     fn on_request_start(request: &ServiceRequest) -> Span {
-        let request_id = request
-            .extensions()
-            .get::<RequestId>()
-            .map(ToString::to_string)
-            .unwrap_or_default();
-        let route = request
-            .match_pattern()
-            .unwrap_or_else(|| "unmatched".to_owned());
         tracing::info_span!(
             "http_request",
             http.method = %request.method(),
-            http.route = %route,
+            http.route = %request.match_pattern().as_deref().unwrap_or("unmatched"),
             http.target = %redacted_target(request.path(), request.query_string()),
             http.status_code = tracing::field::Empty,
             otel.status_code = tracing::field::Empty,
             exception.message = tracing::field::Empty,
             exception.details = tracing::field::Empty,
-            request_id = %request_id,
+            request_id = %request
+                .extensions()
+                .get::<RequestId>()
+                .map(ToString::to_string)
+                .unwrap_or_default(),
         )
     }
 
