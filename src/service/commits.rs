@@ -8,8 +8,10 @@
 //! row, so a stale append fails alone.
 
 use std::collections::HashSet;
+use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
 
+use futures_util::FutureExt;
 use tokio::sync::oneshot;
 use uuid::Uuid;
 
@@ -80,7 +82,22 @@ impl Commits {
             };
             let (appends, replies): (Vec<Append>, Vec<Reply>) = batch.into_iter().unzip();
             let games: Vec<Uuid> = appends.iter().map(|append| append.game_id).collect();
-            let results = store.append_batch(appends).await;
+            // A panic in the store (a bug) fails this batch's appends, not the writer: left to
+            // unwind, it would keep this writer's slot and these games forever, and every later
+            // append of them would wait for a batch that never comes.
+            let results = AssertUnwindSafe(store.append_batch(appends))
+                .catch_unwind()
+                .await
+                .unwrap_or_else(|_| {
+                    games
+                        .iter()
+                        .map(|_| {
+                            Err(StoreError::Internal(
+                                "a group commit's write panicked".to_owned(),
+                            ))
+                        })
+                        .collect()
+                });
             {
                 let mut pending = self.lock();
                 for game in &games {
