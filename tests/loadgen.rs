@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use common::{Backend, TestApp, spawn_app};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// Runs golf-loadgen against `app` with `args` (plus `--url`, `--json` and `--quiet`) and returns
 /// its exit code and report. A safety `--duration` bounds runs that stop by `--total-games`.
@@ -79,6 +79,12 @@ async fn moves_mode_plays_games_to_the_end_and_they_verify(backend: Backend) {
     assert!(count(&report, "moves_acked") >= 2 * 6, "{report:#}");
     assert!(report["moves_per_sec"].as_f64() > Some(0.0));
     assert!(report["move_latency_ms"]["max"].as_f64() > Some(0.0));
+    // One-hole games: every move was chosen in hole 1.
+    let by_hole = report["move_latency_by_hole_ms"]
+        .as_object()
+        .expect("by hole");
+    assert_eq!(by_hole.keys().collect::<Vec<_>>(), ["1"], "{report:#}");
+    assert_eq!(by_hole["1"]["max"], report["move_latency_ms"]["max"]);
     assert_eq!(report["check"]["checked"], 2, "{report:#}");
     assert_eq!(report["check"]["verified"], 2, "{report:#}");
 }
@@ -95,6 +101,42 @@ async fn views_mode_only_reads_views_of_games_in_progress(backend: Backend) {
     assert_eq!(count(&report, "moves_acked"), 0, "{report:#}");
     assert_eq!(count(&report, "games_finished"), 0, "{report:#}");
     assert_eq!(report["check"]["checked"], 0, "{report:#}");
+}
+
+async fn views_mode_reads_views_in_the_hole_asked_for(backend: Backend) {
+    // --view-hole 3 plays each game into hole 3 first: the games it read are there, and stay.
+    let app = spawn_app(backend).await;
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let games_file = dir.path().join("games.ndjson");
+    let args = [
+        "--mode",
+        "views",
+        "--games",
+        "2",
+        "--holes",
+        "3",
+        "--view-hole",
+        "3",
+        "--duration",
+        "1",
+        "--games-file",
+        games_file.to_str().expect("UTF-8 path"),
+    ];
+    let (code, report) = loadgen(&app, &args).await;
+    assert_eq!(code, Some(0), "{report:#}");
+    assert!(count(&report, "views_read") >= 2, "{report:#}");
+    let listed = std::fs::read_to_string(&games_file).expect("games file");
+    assert_eq!(listed.lines().count(), 2, "{listed}");
+    for line in listed.lines() {
+        let game: Value = serde_json::from_str(line).expect("an NDJSON line");
+        let view = app.view(game["game"].as_str().expect("id"), None).await;
+        assert_eq!(
+            (&view["hole"], &view["status"]),
+            (&json!(3), &json!("playing")),
+            "{view:#}"
+        );
+        assert_ne!(view["stage"], "reveal", "{view:#}");
+    }
 }
 
 async fn players_mode_seats_play_from_their_own_views(backend: Backend) {
@@ -210,6 +252,7 @@ async fn a_second_run_resumes_the_games_of_the_first(backend: Backend) {
 on_both_backends!(
     moves_mode_plays_games_to_the_end_and_they_verify,
     views_mode_only_reads_views_of_games_in_progress,
+    views_mode_reads_views_in_the_hole_asked_for,
     players_mode_seats_play_from_their_own_views,
     a_second_run_resumes_the_games_of_the_first,
 );
@@ -224,6 +267,16 @@ fn flags_that_contradict_each_other_are_refused() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.contains("views mode runs for a --duration only"),
+        "{stderr}"
+    );
+    let output = Command::new(env!("CARGO_BIN_EXE_golf-loadgen"))
+        .args(["--mode", "views", "--holes", "2", "--view-hole", "3"])
+        .output()
+        .expect("golf-loadgen runs");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("--view-hole must be a hole of the game"),
         "{stderr}"
     );
 }

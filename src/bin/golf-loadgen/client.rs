@@ -34,7 +34,8 @@ pub enum Answer {
 /// What a request is, for the counters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
-    Move,
+    /// A move chosen in this hole, if the view said.
+    Move(Option<u64>),
     View,
     /// Setting games up; not measured.
     Setup,
@@ -159,21 +160,22 @@ impl Client {
         .await
     }
 
-    /// Seat `seat` sends `body`, expecting the game at `version` (`If-Match`). An acknowledged
-    /// move is written to `--acked-log`.
+    /// Seat `seat` sends `body`, expecting the game at `version` (`If-Match`), chosen in `hole`
+    /// (its latency is also counted by hole). An acknowledged move is written to `--acked-log`.
     pub async fn play(
         &self,
         game: &Game,
         seat: usize,
         body: &Value,
         version: Option<i64>,
+        hole: Option<u64>,
     ) -> Option<Answer> {
         let path = format!("/v1/games/{}/moves", game.game);
         // The same key on every retry: a move the server applied before the connection broke
         // is answered as it was, not applied twice.
         let key = self.idempotency_keys.then(|| Uuid::new_v4().to_string());
         let answer = self
-            .send(Kind::Move, || {
+            .send(Kind::Move(hole), || {
                 let mut request = self
                     .http
                     .post(self.url(&path))
@@ -229,7 +231,7 @@ impl Client {
                 Ok(answer) => {
                     let took = sent.elapsed();
                     match (&answer, kind) {
-                        (Answer::Ok(_), Kind::Move) => self.stats.move_acked(took),
+                        (Answer::Ok(_), Kind::Move(hole)) => self.stats.move_acked(hole, took),
                         (Answer::Ok(_) | Answer::NotModified, Kind::View) => {
                             self.stats.view_read(took)
                         }

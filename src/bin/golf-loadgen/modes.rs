@@ -23,6 +23,8 @@ const POLL_EVERY: Duration = Duration::from_secs(1);
 pub struct Plan {
     pub seats: u8,
     pub holes: u8,
+    /// Views mode reads views of games in this hole.
+    pub view_hole: u8,
     pub left: Option<AtomicU64>,
 }
 
@@ -72,15 +74,18 @@ pub async fn resume(client: Arc<Client>, games: Arc<Mutex<VecDeque<Game>>>) {
     }
 }
 
-/// Views mode: sets a game up past its initial reveal, waits for every worker to be there, then
-/// reads its seats' views in turn until the run stops.
+/// Views mode: sets a game up, plays it into hole `--view-hole` past its initial reveal, waits
+/// for every worker to be there, then reads its seats' views in turn until the run stops.
 pub async fn views(client: Arc<Client>, plan: Arc<Plan>, ready: Arc<Barrier>) {
     let mut game = None;
     if let Some(set_up) = client.set_up(plan.seats, plan.holes).await
         && let Some(view) = first_view(&client, &set_up).await
     {
-        let past_reveal = |view: &Value| view["stage"] != "reveal";
-        if let Outcome::Reached = drive(&client, &set_up, view, past_reveal).await {
+        let hole = u64::from(plan.view_hole);
+        let in_hole = |view: &Value| {
+            view["stage"] != "reveal" && view["hole"].as_u64().is_some_and(|at| at >= hole)
+        };
+        if let Outcome::Reached = drive(&client, &set_up, view, in_hole).await {
             game = Some(set_up);
         }
     }
@@ -152,7 +157,8 @@ async fn drive(
             }
             Action::Move { seat, body } => {
                 let version = view["version"].as_i64();
-                match client.play(game, seat, &body, version).await {
+                let hole = view["hole"].as_u64();
+                match client.play(game, seat, &body, version, hole).await {
                     Some(Answer::Ok(answer)) => {
                         view = answer;
                         turn += 1;
@@ -221,7 +227,8 @@ async fn seat_loop(
             .filter(|legal| !legal.is_empty());
         if let Some(legal) = legal {
             let body = choose(&view, seat, legal, turn);
-            match client.play(game, seat, &body, Some(version)).await {
+            let hole = view["hole"].as_u64();
+            match client.play(game, seat, &body, Some(version), hole).await {
                 Some(Answer::Ok(answer)) => {
                     view = answer;
                     turn += 1;

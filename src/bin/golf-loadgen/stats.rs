@@ -20,6 +20,8 @@ pub struct Stats {
     games_abandoned: AtomicU64,
     conflicts: AtomicU64,
     move_micros: Mutex<Vec<u32>>,
+    /// The same, by the hole the move was chosen in.
+    move_micros_by_hole: Mutex<BTreeMap<u64, Vec<u32>>>,
     view_micros: Mutex<Vec<u32>>,
     errors: Mutex<BTreeMap<String, u64>>,
     finished_ids: Mutex<Vec<String>>,
@@ -34,10 +36,14 @@ impl Stats {
         self.measuring.load(Ordering::Relaxed)
     }
 
-    pub fn move_acked(&self, took: Duration) {
+    pub fn move_acked(&self, hole: Option<u64>, took: Duration) {
         if self.is_measuring() {
             self.moves.fetch_add(1, Ordering::Relaxed);
             push_micros(&self.move_micros, took);
+            if let Some(hole) = hole {
+                let mut by_hole = self.move_micros_by_hole.lock().expect("samples lock");
+                by_hole.entry(hole).or_default().push(micros(took));
+            }
         }
     }
 
@@ -109,6 +115,13 @@ impl Stats {
             views_per_sec: rate(views),
             games_per_sec: rate(games),
             move_latency_ms: Latency::of(&self.move_micros),
+            move_latency_by_hole_ms: self
+                .move_micros_by_hole
+                .lock()
+                .expect("samples lock")
+                .iter()
+                .map(|(hole, samples)| (*hole, Latency::of_samples(samples.clone())))
+                .collect(),
             view_latency_ms: Latency::of(&self.view_micros),
             conflicts: self.conflicts.load(Ordering::Relaxed),
             errors: self.errors.lock().expect("errors lock").clone(),
@@ -117,9 +130,12 @@ impl Stats {
     }
 }
 
+fn micros(took: Duration) -> u32 {
+    u32::try_from(took.as_micros()).unwrap_or(u32::MAX)
+}
+
 fn push_micros(samples: &Mutex<Vec<u32>>, took: Duration) {
-    let micros = u32::try_from(took.as_micros()).unwrap_or(u32::MAX);
-    samples.lock().expect("samples lock").push(micros);
+    samples.lock().expect("samples lock").push(micros(took));
 }
 
 fn round(value: f64, digits: i32) -> f64 {
@@ -139,7 +155,10 @@ pub struct Latency {
 
 impl Latency {
     fn of(samples: &Mutex<Vec<u32>>) -> Latency {
-        let mut samples = samples.lock().expect("samples lock").clone();
+        Latency::of_samples(samples.lock().expect("samples lock").clone())
+    }
+
+    fn of_samples(mut samples: Vec<u32>) -> Latency {
         if samples.is_empty() {
             return Latency::default();
         }
@@ -183,6 +202,9 @@ pub struct Report {
     pub views_per_sec: f64,
     pub games_per_sec: f64,
     pub move_latency_ms: Latency,
+    /// Move latencies by the hole each move was chosen in: a move late in a game should cost
+    /// what one early in it costs.
+    pub move_latency_by_hole_ms: BTreeMap<u64, Latency>,
     pub view_latency_ms: Latency,
     /// Moves refused with 409 or 412 because the game moved on (also counted in `errors`).
     pub conflicts: u64,
@@ -218,6 +240,14 @@ impl Report {
         );
         if self.moves_acked > 0 {
             text += &format!("moves: {}\n", latency(&self.move_latency_ms));
+        }
+        let holes = &self.move_latency_by_hole_ms;
+        if let (Some((first, early)), Some((last, late))) =
+            (holes.first_key_value(), holes.last_key_value())
+            && first != last
+        {
+            text += &format!("moves in hole {first}: {}\n", latency(early));
+            text += &format!("moves in hole {last}: {}\n", latency(late));
         }
         if self.views_read > 0 {
             text += &format!("views: {}\n", latency(&self.view_latency_ms));
@@ -300,17 +330,25 @@ mod tests {
     #[test]
     fn nothing_counts_before_measuring() {
         let stats = Stats::default();
-        stats.move_acked(Duration::from_millis(3));
+        stats.move_acked(Some(1), Duration::from_millis(3));
         stats.view_read(Duration::from_millis(3));
         stats.game_finished("a");
         stats.start_measuring();
-        stats.move_acked(Duration::from_millis(5));
+        stats.move_acked(Some(1), Duration::from_millis(5));
+        stats.move_acked(Some(18), Duration::from_millis(7));
+        stats.move_acked(None, Duration::from_millis(6));
         let report = stats.report(Duration::from_secs(1));
         assert_eq!(
             (report.moves_acked, report.views_read, report.games_finished),
-            (1, 0, 0)
+            (3, 0, 0)
         );
-        assert_eq!(report.move_latency_ms.max, 5.0);
+        assert_eq!(report.move_latency_ms.max, 7.0);
+        let by_hole: Vec<(u64, f64)> = report
+            .move_latency_by_hole_ms
+            .iter()
+            .map(|(hole, latency)| (*hole, latency.max))
+            .collect();
+        assert_eq!(by_hole, [(1, 5.0), (18, 7.0)]);
         assert_eq!(stats.finished_ids(), ["a"]);
     }
 }
