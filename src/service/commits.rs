@@ -1,8 +1,9 @@
 //! Group commit: the appends that concurrent writes of different games make are written by one
 //! store call (on PostgreSQL one statement and one commit), each acknowledged only after it.
 //!
-//! There is no waiting for a batch to fill: a batch is written at once when fewer than
-//! [`WRITERS`] are being written, and the appends that arrive meanwhile make the next one. A batch
+//! There is no waiting for a batch to fill: a batch is written at once when fewer than the
+//! store's [`EventStore::concurrent_batches`] are being written, and the appends that arrive
+//! meanwhile make the next one. A batch
 //! holds at most [`BATCH`] appends, at most one per game, and none of a game that a batch being
 //! written holds (it waits for a later batch, where the first one's version decides it). Each game's version is checked on its own
 //! row, so a stale append fails alone.
@@ -20,15 +21,12 @@ use crate::store::{Append, Entry, EventStore, StoreError};
 /// Appends written by one store call at most.
 const BATCH: usize = 64;
 
-/// Batches written at once: while one waits for its commit, the next one is on its way, so the
-/// database's cores are both at work.
-const WRITERS: usize = 2;
-
 type Reply = oneshot::Sender<Result<Vec<Entry>, StoreError>>;
 
 /// The appends waiting for a batch, and the batches being written.
-#[derive(Default)]
 pub struct Commits {
+    /// Batches written at once at most.
+    writers: usize,
     pending: Mutex<Pending>,
 }
 
@@ -42,6 +40,14 @@ struct Pending {
 }
 
 impl Commits {
+    /// Writes up to `writers` batches at once (at least one).
+    pub fn new(writers: usize) -> Self {
+        Commits {
+            writers: writers.max(1),
+            pending: Mutex::default(),
+        }
+    }
+
     /// Writes `append` with the others that wait, as [`EventStore::append_after`] would.
     pub async fn append(
         self: &Arc<Self>,
@@ -52,7 +58,7 @@ impl Commits {
         let lead = {
             let mut pending = self.lock();
             pending.waiting.push((append, reply));
-            let lead = pending.running < WRITERS;
+            let lead = pending.running < self.writers;
             pending.running += usize::from(lead);
             lead
         };

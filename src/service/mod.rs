@@ -81,13 +81,13 @@ impl GameService {
         cached_games: usize,
     ) -> Self {
         GameService {
-            store,
             metrics,
             clock: Clock::system(),
             default_turn_timeout_s: None,
             cache: Arc::new(StateCache::new(cached_games)),
             versions: Arc::default(),
-            commits: Arc::default(),
+            commits: Arc::new(Commits::new(store.concurrent_batches())),
+            store,
         }
     }
 

@@ -332,6 +332,10 @@ pub trait EventStore: Send + Sync {
     /// on its own row, so a stale append fails alone (`Conflict`) and the others are written.
     async fn append_batch(&self, appends: Vec<Append>) -> Vec<Result<Vec<Entry>, StoreError>>;
 
+    /// How many [`EventStore::append_batch`] calls are worth running at once: while one waits
+    /// for its commit, the next one is on its way where the database writes concurrently.
+    fn concurrent_batches(&self) -> usize;
+
     /// The version of game `id`, unless it is unknown or cancelled: one point read, so that a
     /// state kept in memory can be checked against the database before it is shown.
     async fn game_version(&self, id: Uuid) -> Result<Option<i64>, StoreError>;

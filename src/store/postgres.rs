@@ -278,6 +278,9 @@ impl Backend for Postgres {
     /// Appends and cancellations `NOTIFY golf_events` (see [`Changes::listening`]).
     const NOTIFIES_ON_COMMIT: bool = true;
 
+    /// Two: while one batch waits for its commit, the next one runs on the other core.
+    const CONCURRENT_BATCHES: usize = 2;
+
     /// A plain transaction.
     async fn begin_write(pool: &PgPool) -> Result<Transaction<'static, Postgres>, sqlx::Error> {
         pool.begin().await

@@ -89,6 +89,9 @@ pub trait Backend: Database<Arguments: IntoArguments<Self>> {
     /// `NOTIFY`); otherwise the store wakes its own hub after each commit.
     const NOTIFIES_ON_COMMIT: bool;
 
+    /// See [`EventStore::concurrent_batches`].
+    const CONCURRENT_BATCHES: usize;
+
     /// Starts a write transaction (SQLite: with the database's write lock).
     fn begin_write(
         pool: &Pool<Self>,
@@ -444,6 +447,10 @@ where
                 }
             })
             .collect()
+    }
+
+    fn concurrent_batches(&self) -> usize {
+        DB::CONCURRENT_BATCHES
     }
 
     async fn game_versions(&self, ids: &[Uuid]) -> Result<Vec<(Uuid, i64)>, StoreError> {

@@ -115,6 +115,11 @@ impl Backend for Sqlite {
     /// One process owns the file: the store wakes its own hub after each commit.
     const NOTIFIES_ON_COMMIT: bool = false;
 
+    /// One: SQLite writes one transaction at a time, and a second batch would only wait for the
+    /// write lock in SQLite's busy handler, which sleeps in steps of up to 100 ms and lets other
+    /// writers (a creation, an audit) starve past the lock timeout.
+    const CONCURRENT_BATCHES: usize = 1;
+
     /// `BEGIN IMMEDIATE`: the write lock up front (see the module doc).
     async fn begin_write(pool: &SqlitePool) -> Result<Transaction<'static, Sqlite>, sqlx::Error> {
         pool.begin_with("BEGIN IMMEDIATE").await
