@@ -4,7 +4,7 @@
 use serde::Serialize;
 use uuid::Uuid;
 
-use crate::audit;
+use crate::audit::{self, AuditReport};
 use crate::engine::Status;
 use crate::service::credentials::authenticate;
 use crate::service::{GameService, ServiceError};
@@ -67,16 +67,20 @@ impl GameService {
     }
 
     /// Checks a finished game's whole log and stores the result (the first stored stands, and
-    /// the same log always gives the same result).
+    /// the same log always gives the same result). Someone asked for it: the replay runs on a
+    /// blocking thread at once, at the workers' priority.
     async fn check_and_record(&self, record: &GameRecord) -> Result<AuditResult, ServiceError> {
         let entries = store::load_log(self.store.as_ref(), record.id, record.version).await?;
-        // A replay of the whole game: on a thread of its own, so that the requests this
-        // instance's worker serves meanwhile do not wait for it.
         let report = tokio::task::spawn_blocking(move || audit::audit(&entries))
             .await
             .map_err(|_| {
                 ServiceError::Internal("the audit of a log did not complete".to_owned())
             })?;
+        self.record(record.id, &report).await
+    }
+
+    /// Stores what the check of a finished game found; a log that fails is logged.
+    async fn record(&self, id: Uuid, report: &AuditReport) -> Result<AuditResult, ServiceError> {
         let result = AuditResult {
             verified: report.verified,
             first_bad_seq: report.first_bad_seq,
@@ -84,27 +88,41 @@ impl GameService {
         if !result.verified {
             // Seq and check names only: a finding's message may quote the log.
             let checks: Vec<_> = report.findings.iter().map(|f| (f.seq, f.check)).collect();
-            tracing::error!(game_id = %record.id, ?checks, "a finished game's log fails its audit");
+            tracing::error!(game_id = %id, ?checks, "a finished game's log fails its audit");
         }
-        self.store.record_audit(record.id, result).await?;
+        self.store.record_audit(id, result).await?;
         Ok(result)
     }
 
-    /// Audits a game that a write just finished, so that its audit is ready when asked for. It
-    /// runs after the write is answered: the last move of a game waits for its commit only, not
-    /// for a read and replay of the whole log. A failure is only logged: the write stands, and
+    /// Audits a game that a write just finished, so that its audit is ready when asked for: after
+    /// the write is answered, its replay on the [`Auditor`](super::auditor::Auditor)'s
+    /// low-priority thread. A failure, or a full backlog, is only logged: the write stands, and
     /// the audit is computed when first asked for (as it is if this instance stops first).
     pub(super) fn audit_finished_game(&self, id: Uuid) {
+        let Some(place) = self.auditor.admit() else {
+            tracing::debug!(game_id = %id, "the auditor's backlog is full: audited when asked for");
+            return;
+        };
         let service = self.clone();
         tokio::spawn(async move {
-            let checked = match service.store.load_game(id).await {
-                Ok(Some(record)) => service.check_and_record(&record).await.map(drop),
-                Ok(None) => Ok(()),
-                Err(error) => Err(error.into()),
-            };
+            let checked = service.audit_in_background(id).await;
+            drop(place);
             if let Err(error) = checked {
                 tracing::warn!(game_id = %id, %error, "the audit of a finished game is left for later");
             }
         });
+    }
+
+    async fn audit_in_background(&self, id: Uuid) -> Result<(), ServiceError> {
+        let Some(record) = self.store.load_game(id).await? else {
+            return Ok(());
+        };
+        let entries = store::load_log(self.store.as_ref(), id, record.version).await?;
+        let report = self
+            .auditor
+            .replay(entries)
+            .await
+            .ok_or_else(|| ServiceError::Internal("the auditor's thread is gone".to_owned()))?;
+        self.record(id, &report).await.map(drop)
     }
 }

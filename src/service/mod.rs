@@ -11,12 +11,14 @@
 //!   turn timeouts and expired waiting games;
 //! - [`clock`]: the service's time;
 //! - [`audits`]: the audit of a game, computed once it ends;
+//! - [`auditor`]: the low-priority thread that replays the logs of games that just ended;
 //! - [`live`]: the live log that streams follow, woken by the store's hub;
 //! - [`credentials`]: seat and host tokens, and who presents one;
 //! - [`idempotency`]: `Idempotency-Key`s and replayed answers;
 //! - [`paging`]: page sizes and the lobby's cursor;
 //! - [`error`]: why a use case failed.
 
+pub mod auditor;
 pub mod audits;
 pub mod cache;
 pub mod clock;
@@ -39,6 +41,7 @@ use serde_json::Value;
 use crate::engine::{Seat, Timestamp, View};
 use crate::metrics::GameMetrics;
 use crate::store::EventStore;
+use auditor::Auditor;
 use cache::StateCache;
 use commits::Commits;
 use versions::VersionReads;
@@ -63,6 +66,7 @@ pub struct GameService {
     cache: Arc<StateCache>,
     versions: Arc<VersionReads>,
     commits: Arc<Commits>,
+    auditor: Arc<Auditor>,
 }
 
 impl GameService {
@@ -87,6 +91,7 @@ impl GameService {
             cache: Arc::new(StateCache::new(cached_games)),
             versions: Arc::default(),
             commits: Arc::new(Commits::new(store.concurrent_batches())),
+            auditor: Arc::new(Auditor::start()),
             store,
         }
     }
