@@ -12,7 +12,8 @@
 //! - [`notify`]: the per-instance hub that wakes streams of the live log when a game changes.
 //! - `rows.rs`: the rows both backends read, and their conversion to the types above.
 //! - `sql.rs`: the one `EventStore` implementation, `SqlStore`, generic over a `Backend`: every
-//!   call's logic, and the statements that read the same in both dialects.
+//!   call's logic, and the statements that read the same in both dialects; `sql/inserts.rs`: the
+//!   rows a write inserts besides the game row.
 //! - `postgres.rs`, `sqlite.rs`: the two backends, with the same behavior (one test suite runs on
 //!   both): how each connects and starts a write, and its statements where the dialects differ,
 //!   each written whole.
