@@ -216,7 +216,13 @@ mod tests {
     proptest! {
         #[test]
         fn the_canonical_form_is_serde_jcs_output(data in any_json(), seq in any::<i64>()) {
-            let unhashed = Unhashed { at: "2026-05-01T12:00:00.000000Z", data: &data, salt: "ab", seq, kind: "card_drawn" };
+            let unhashed = Unhashed {
+                at: "2026-05-01T12:00:00.000000Z",
+                data: &data,
+                salt: "ab",
+                seq,
+                kind: "card_drawn",
+            };
             prop_assert_eq!(
                 canonical_json(&unhashed).expect("canonical"),
                 serde_jcs::to_vec(&unhashed).expect("jcs")
