@@ -52,7 +52,6 @@ impl Application {
         spawn_idempotency_purge(store.clone());
         let stopping = CancellationToken::new();
         let service = GameService::new(store, metrics.games())
-            .with_stopping(stopping.clone())
             .with_clock(clock)
             .with_default_turn_timeout(config.turn_timeout_s);
         spawn_sweeper(

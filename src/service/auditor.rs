@@ -1,20 +1,22 @@
-//! The audits of games that just ended, run on a thread of their own at the lowest CPU priority:
-//! reading and replaying a whole game's log is the costliest thing the server does, and it must
-//! not delay the requests being served meanwhile (in a moves run it was a tenth of the server's
-//! CPU, and the 99th percentile of every move's latency). At most [`BACKLOG`] games wait for it; a
-//! game that finds no room is audited when its audit is first asked for, as is one whose instance
+//! The replays that audit games which just ended, run on a thread of their own at the lowest CPU
+//! priority: replaying a whole game is the costliest thing the server does, and it must not delay
+//! the requests being served meanwhile (in a moves run it was a tenth of the server's CPU, and
+//! the 99th percentile of every move's latency). At most [`BACKLOG`] games wait for it; a game
+//! that finds no room is audited when its audit is first asked for, as is one whose instance
 //! stopped first.
 
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::mpsc;
 
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
+
+use crate::audit::{self, AuditReport};
+use crate::store::Entry;
 
 /// Games whose audit may wait for the auditor at once: each holds its log in memory.
 pub const BACKLOG: usize = 64;
 
-type Job = Box<dyn FnOnce() + Send>;
+type Job = (Vec<Entry>, oneshot::Sender<AuditReport>);
 
 /// The auditor's thread, and room in its backlog.
 pub struct Auditor {
@@ -30,10 +32,9 @@ impl Auditor {
             .name("golf-auditor".to_owned())
             .spawn(move || {
                 lower_priority();
-                for job in queue {
-                    // A job that panics (a bug, or a runtime shut down under it) is the only one
-                    // lost: its game is audited when first asked for.
-                    let _ = std::panic::catch_unwind(AssertUnwindSafe(job));
+                for (entries, reply) in queue {
+                    // The asker may have gone (its instance stopping): nobody to answer then.
+                    let _ = reply.send(audit::audit(&entries));
                 }
             });
         if let Err(error) = started {
@@ -45,17 +46,16 @@ impl Auditor {
         }
     }
 
-    /// Runs `job` on the auditor's thread, after the jobs before it; false (and `job` dropped)
-    /// when [`BACKLOG`] jobs wait already, or the thread is gone.
-    pub fn submit(&self, job: impl FnOnce() + Send + 'static) -> bool {
-        let Ok(place) = Arc::clone(&self.room).try_acquire_owned() else {
-            return false;
-        };
-        let job = Box::new(move || {
-            job();
-            drop(place);
-        });
-        self.jobs.send(job).is_ok()
+    /// A place in the backlog, held until the audit is stored; `None` when it is full.
+    pub fn admit(&self) -> Option<OwnedSemaphorePermit> {
+        Arc::clone(&self.room).try_acquire_owned().ok()
+    }
+
+    /// The audit of a log, replayed on the auditor's thread; `None` if that thread is gone.
+    pub async fn replay(&self, entries: Vec<Entry>) -> Option<AuditReport> {
+        let (reply, report) = oneshot::channel();
+        self.jobs.send((entries, reply)).ok()?;
+        report.await.ok()
     }
 }
 
@@ -80,44 +80,22 @@ fn lower_priority() {}
 mod tests {
     use super::*;
 
-    #[test]
-    fn jobs_run_in_order_on_one_thread_and_the_backlog_is_bounded() {
+    #[tokio::test]
+    async fn the_backlog_is_bounded_and_a_log_is_replayed_on_the_thread() {
         let auditor = Auditor::start();
-        let (done, finished) = mpsc::channel();
-        let (go, gate) = mpsc::channel::<()>();
-        let first_done = done.clone();
-        // The first job holds the thread until told to go: the others wait in the backlog.
-        assert!(auditor.submit(move || {
-            gate.recv().expect("go");
-            first_done
-                .send((0, std::thread::current().id()))
-                .expect("report");
-        }));
-        for n in 1..BACKLOG {
-            let done = done.clone();
-            assert!(auditor.submit(move || {
-                done.send((n, std::thread::current().id())).expect("report");
-            }));
-        }
-        assert!(!auditor.submit(|| {}), "a full backlog takes no more");
-        go.send(()).expect("go");
-        let ran: Vec<_> = (0..BACKLOG)
-            .map(|_| finished.recv().expect("a job ran"))
-            .collect();
-        assert_eq!(
-            ran.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
-            (0..BACKLOG).collect::<Vec<_>>()
-        );
-        assert!(ran.iter().all(|(_, thread)| *thread == ran[0].1));
-        assert_ne!(ran[0].1, std::thread::current().id());
-        // Room again once they ran; a job that panics does not stop the thread.
-        assert!(auditor.submit(|| panic!("a bug in one audit")));
-        let done = done.clone();
-        assert!(auditor.submit(move || {
-            done.send((BACKLOG, std::thread::current().id()))
-                .expect("report")
-        }));
-        assert_eq!(finished.recv().expect("ran after a panic").0, BACKLOG);
+        let held: Vec<_> = (0..BACKLOG).map(|_| auditor.admit()).collect();
+        assert!(held.iter().all(Option::is_some));
+        assert!(auditor.admit().is_none(), "a full backlog admits no more");
+        drop(held);
+        assert!(auditor.admit().is_some());
+
+        // An empty log is no finished game: the auditor's replay says what audit() says.
+        let report = auditor
+            .replay(Vec::new())
+            .await
+            .expect("the thread answers");
+        assert!(!report.verified);
+        assert_eq!(report, audit::audit(&[]));
     }
 
     #[cfg(target_os = "linux")]

@@ -95,31 +95,22 @@ impl GameService {
     }
 
     /// Audits a game that a write just finished, so that its audit is ready when asked for: after
-    /// the write is answered, on the [`Auditor`](super::auditor::Auditor)'s low-priority thread.
-    /// A failure, or a full backlog, is only logged: the write stands, and the audit is computed
-    /// when first asked for (as it is if this instance stops first).
+    /// the write is answered, its replay on the [`Auditor`](super::auditor::Auditor)'s
+    /// low-priority thread. A failure, or a full backlog, is only logged: the write stands, and
+    /// the audit is computed when first asked for (as it is if this instance stops first).
     pub(super) fn audit_finished_game(&self, id: Uuid) {
+        let Some(place) = self.auditor.admit() else {
+            tracing::debug!(game_id = %id, "the auditor's backlog is full: audited when asked for");
+            return;
+        };
         let service = self.clone();
-        // The reads are polled on the auditor's thread, so that decoding the log is its work too;
-        // this runtime, which keeps running on its own thread, drives their connections. Once the
-        // instance stops, nothing is polled any more: that runtime is about to go, and its timers
-        // panic when polled after it.
-        let runtime = tokio::runtime::Handle::current();
-        let submitted = self.auditor.submit(move || {
-            let audited = runtime.block_on(async {
-                tokio::select! {
-                    biased;
-                    () = service.stopping.cancelled() => Ok(()),
-                    audited = service.audit_in_background(id) => audited,
-                }
-            });
-            if let Err(error) = audited {
+        tokio::spawn(async move {
+            let checked = service.audit_in_background(id).await;
+            drop(place);
+            if let Err(error) = checked {
                 tracing::warn!(game_id = %id, %error, "the audit of a finished game is left for later");
             }
         });
-        if !submitted {
-            tracing::debug!(game_id = %id, "the auditor's backlog is full: audited when asked for");
-        }
     }
 
     async fn audit_in_background(&self, id: Uuid) -> Result<(), ServiceError> {
@@ -127,7 +118,11 @@ impl GameService {
             return Ok(());
         };
         let entries = store::load_log(self.store.as_ref(), id, record.version).await?;
-        let report = audit::audit(&entries);
+        let report = self
+            .auditor
+            .replay(entries)
+            .await
+            .ok_or_else(|| ServiceError::Internal("the auditor's thread is gone".to_owned()))?;
         self.record(id, &report).await.map(drop)
     }
 }

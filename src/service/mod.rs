@@ -37,7 +37,6 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::Value;
-use tokio_util::sync::CancellationToken;
 
 use crate::engine::{Seat, Timestamp, View};
 use crate::metrics::GameMetrics;
@@ -68,8 +67,6 @@ pub struct GameService {
     versions: Arc<VersionReads>,
     commits: Arc<Commits>,
     auditor: Arc<Auditor>,
-    /// Cancelled when the instance begins to stop: background work ends before its runtime.
-    stopping: CancellationToken,
 }
 
 impl GameService {
@@ -95,7 +92,6 @@ impl GameService {
             versions: Arc::default(),
             commits: Arc::new(Commits::new(store.concurrent_batches())),
             auditor: Arc::new(Auditor::start()),
-            stopping: CancellationToken::new(),
             store,
         }
     }
@@ -103,12 +99,6 @@ impl GameService {
     /// This service on `clock`.
     pub fn with_clock(self, clock: Clock) -> Self {
         GameService { clock, ..self }
-    }
-
-    /// This service, whose background work (the audits of games that end) stops when `stopping`
-    /// is cancelled: it reads through the request workers' runtimes, which stop after it.
-    pub fn with_stopping(self, stopping: CancellationToken) -> Self {
-        GameService { stopping, ..self }
     }
 
     /// This service, whose new games get `turn_timeout_s` when their creator gives none.
