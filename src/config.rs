@@ -312,6 +312,7 @@ impl Config {
             max_connections: self.db_max_connections,
             acquire_timeout: self.db_acquire_timeout,
             statement_timeout: self.db_statement_timeout,
+            listen: true,
         }
     }
 }

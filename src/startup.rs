@@ -18,8 +18,8 @@ use crate::api;
 use crate::api::limits::{Limits, body_deadline};
 use crate::config::Config;
 use crate::metrics::{Metrics, track_requests};
-use crate::service::{Clock, GameService, Swept};
-use crate::store::{self, EventStore, IDEMPOTENCY_TTL};
+use crate::service::{Clock, GameService, OpenStore, Swept};
+use crate::store::{self, EventStore, IDEMPOTENCY_TTL, PoolOptions};
 use crate::telemetry::RedactingRootSpan;
 
 /// How long in-flight requests may take to finish after SIGTERM or SIGINT.
@@ -51,7 +51,7 @@ impl Application {
         let metrics = Data::new(Metrics::new());
         spawn_idempotency_purge(store.clone());
         let stopping = CancellationToken::new();
-        let service = GameService::new(store, metrics.games())
+        let service = GameService::new(store, metrics.games(), audit_store(config))
             .with_clock(clock)
             .with_default_turn_timeout(config.turn_timeout_s);
         spawn_sweeper(
@@ -108,6 +108,20 @@ impl Application {
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         self.server.await
     }
+}
+
+/// Opens the audit worker's own connection to the database: one, listening for no change.
+fn audit_store(config: &Config) -> OpenStore {
+    let url = config.database_url.clone();
+    let options = PoolOptions {
+        max_connections: 1,
+        listen: false,
+        ..config.pool_options()
+    };
+    Arc::new(move || {
+        let (url, options) = (url.clone(), options.clone());
+        Box::pin(async move { store::connect(&url, &options).await })
+    })
 }
 
 /// Lets browsers on `origins` call the API: preflights are answered, the request headers the

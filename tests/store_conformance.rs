@@ -543,6 +543,7 @@ async fn a_write_behind_a_held_lock_is_busy(backend: Backend) {
         max_connections: 2,
         acquire_timeout: Duration::from_millis(500),
         statement_timeout: Duration::from_millis(400),
+        ..PoolOptions::default()
     };
     let store = store::connect(&db.url, &impatient).await.expect("connect");
     let holder = db.database.hold(game.id).await;

@@ -9,7 +9,7 @@ use crate::api::http::{answer_response, bearer, idempotency_key, if_match, parse
 use crate::api::problem::{ApiError, Problem};
 use crate::api::{AppState, docs};
 use crate::engine::{Move, MoveRequest, View};
-use crate::service::IdempotencyKey;
+use crate::service::{IdempotencyKey, MoveCommand, ParsedLater};
 
 /// Make a move; bots then play their turns. Answers the caller's view after all of them.
 #[utoipa::path(
@@ -48,20 +48,18 @@ pub async fn make_move(
 ) -> Result<HttpResponse, ApiError> {
     let body = read_body(body)?;
     let token = bearer(&request);
-    // A body or header that does not parse is a 400 only once the game is found and the token
-    // checked (API.md's precedence), so the service is handed the failure to report in its turn.
     let parsed = parse_body::<MoveRequest>(&body).and_then(|mv| {
-        let key = idempotency_key(&request, &body, IdempotencyKey::for_move)?;
-        Ok((mv, key, if_match(&request)?))
+        Ok(MoveCommand {
+            request: mv,
+            idempotency: idempotency_key(&request, &body, IdempotencyKey::for_move)?,
+            if_match: if_match(&request)?,
+        })
     });
-    let (parsed, key, precondition) = match parsed {
-        Ok((mv, key, precondition)) => (Ok(mv), key, precondition),
-        Err(error) => (Err(error.detail().to_owned()), None, None),
+    let command = match parsed {
+        Ok(command) => ParsedLater::parsed(command),
+        Err(error) => ParsedLater::malformed(error.detail()),
     };
-    let answer = state
-        .service
-        .play(*id, token.as_deref(), parsed, precondition.as_ref(), key)
-        .await?;
+    let answer = state.service.play(*id, token.as_deref(), command).await?;
     Ok(answer_response(&answer, |view: &View| {
         (StatusCode::OK, view.version)
     }))

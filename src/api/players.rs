@@ -11,7 +11,7 @@ use crate::api::limits::Admitted;
 use crate::api::problem::{ApiError, Problem};
 use crate::api::{AppState, docs};
 use crate::engine::BotKind;
-use crate::service::JoinRequest;
+use crate::service::{JoinRequest, ParsedLater};
 
 /// `POST /v1/games/{id}/players`: take a seat.
 #[derive(Debug, Clone, Deserialize, ToSchema)]
@@ -58,18 +58,14 @@ pub async fn join_game(
 ) -> Result<HttpResponse, ApiError> {
     let body = read_body(body)?;
     let token = bearer(&request);
-    let parsed = parse_body::<JoinBody>(&body).map(|join| JoinRequest {
-        name: join.name,
-        client_seed: join.client_seed,
-        bot: join.bot,
-    });
-    let joined = state
-        .service
-        .join(
-            *id,
-            token.as_deref(),
-            parsed.map_err(|e| e.detail().to_owned()),
-        )
-        .await?;
+    let parsed = match parse_body::<JoinBody>(&body) {
+        Ok(join) => ParsedLater::parsed(JoinRequest {
+            name: join.name,
+            client_seed: join.client_seed,
+            bot: join.bot,
+        }),
+        Err(error) => ParsedLater::malformed(error.detail()),
+    };
+    let joined = state.service.join(*id, token.as_deref(), parsed).await?;
     Ok(private(HttpResponse::Created()).json(joined))
 }

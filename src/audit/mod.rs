@@ -162,7 +162,7 @@ impl AuditReport {
 /// order). Derives the secrets from the log itself: the server seed from `game_ended`, and for a
 /// stacked game the explicit decks from the leading deals that are not the fair shuffle.
 pub fn audit(entries: &[Entry]) -> AuditReport {
-    let mut audit = Audit {
+    let mut audit = AuditUnderWay {
         report: AuditReport {
             entries: entries.len(),
             ..AuditReport::default()
@@ -193,12 +193,12 @@ pub fn audit(entries: &[Entry]) -> AuditReport {
 }
 
 /// An audit under way: the report so far, and the checks that could not run.
-struct Audit {
+struct AuditUnderWay {
     report: AuditReport,
     skipped: Vec<Check>,
 }
 
-impl Audit {
+impl AuditUnderWay {
     fn found(&mut self, seq: Option<i64>, check: Check, message: impl Into<String>) {
         self.report.findings.push(Finding {
             seq,
@@ -269,7 +269,7 @@ impl Audit {
     }
 
     /// Numbering and hashes, each hash recomputed from the previous one and the entry as logged
-    /// (its salt included, which [`Audit::salts`] checks apart, so that a wrong seed does not
+    /// (its salt included, which [`AuditUnderWay::salts`] checks apart, so that a wrong seed does not
     /// hide where the content changed).
     fn chain(&mut self, entries: &[Entry]) {
         let mut head = GENESIS;

@@ -4,22 +4,26 @@
 //! # Layout
 //! - [`writes`]: create, join, move, cancel, and the retry loop that settles races in the store;
 //! - [`cache`]: this instance's decoded game states, checked against the store before use;
-//! - [`commits`]: group commit of the appends of concurrent writes;
-//! - [`versions`]: the reads of games' versions that check them, shared by concurrent views;
+//! - [`batches`]: the one batching primitive: requests that arrive together, answered by one call;
+//! - [`commits`]: group commit of the appends of concurrent writes (a batch job);
+//! - [`versions`]: the reads of games' versions that check them, shared by concurrent views (a
+//!   batch job);
 //! - [`reads`]: views, the lobby, pages of the log, replays, the export;
 //! - [`timeouts`]: seats handed to the bot (a leave, a turn timeout) and the sweeper that finds
 //!   turn timeouts and expired waiting games;
 //! - [`clock`]: the service's time;
-//! - [`audits`]: the audit of a game, computed once it ends;
-//! - [`auditor`]: the low-priority thread that replays the logs of games that just ended;
+//! - [`audit_status`]: the audit of a game as `GET .../audit` shows it;
+//! - [`audit_worker`]: the thread, runtime and connection of its own that audits finished games;
 //! - [`live`]: the live log that streams follow, woken by the store's hub;
 //! - [`credentials`]: seat and host tokens, and who presents one;
 //! - [`idempotency`]: `Idempotency-Key`s and replayed answers;
 //! - [`paging`]: page sizes and the lobby's cursor;
-//! - [`error`]: why a use case failed.
+//! - [`error`]: why a use case failed;
+//! - [`precedence`]: which of a request's faults is reported first.
 
-pub mod auditor;
-pub mod audits;
+pub mod audit_status;
+pub mod audit_worker;
+pub mod batches;
 pub mod cache;
 pub mod clock;
 pub mod commits;
@@ -28,6 +32,7 @@ pub mod error;
 pub mod idempotency;
 pub mod live;
 pub mod paging;
+pub mod precedence;
 pub mod reads;
 pub mod timeouts;
 pub mod versions;
@@ -41,17 +46,20 @@ use serde_json::Value;
 use crate::engine::{Seat, Timestamp, View};
 use crate::metrics::GameMetrics;
 use crate::store::EventStore;
-use auditor::Auditor;
+use audit_worker::AuditWorker;
+use batches::Batches;
 use cache::StateCache;
-use commits::Commits;
-use versions::VersionReads;
+use commits::GroupCommit;
+use versions::VersionRead;
 
-pub use audits::Audit;
+pub use audit_status::Audit;
+pub use audit_worker::OpenStore;
 pub use clock::Clock;
 pub use error::ServiceError;
 pub use idempotency::{Answer, IdempotencyKey, MIN_CREATION_KEY_LEN};
+pub use precedence::ParsedLater;
 pub use timeouts::Swept;
-pub use writes::{JoinRequest, NewGameRequest};
+pub use writes::{JoinRequest, MoveCommand, NewGameRequest};
 
 /// Games whose decoded state an instance keeps by default (a few kilobytes each).
 pub const DEFAULT_CACHED_GAMES: usize = 4096;
@@ -64,34 +72,29 @@ pub struct GameService {
     clock: Clock,
     default_turn_timeout_s: Option<u32>,
     cache: Arc<StateCache>,
-    versions: Arc<VersionReads>,
-    commits: Arc<Commits>,
-    auditor: Arc<Auditor>,
+    versions: Arc<Batches<VersionRead>>,
+    commits: Arc<Batches<GroupCommit>>,
+    audits: Arc<AuditWorker>,
 }
 
 impl GameService {
     /// A service over `store`, counting games and moves in `metrics`, on the system clock, whose
     /// games have no turn timeout unless their creator sets one, keeping the states of up to
-    /// [`DEFAULT_CACHED_GAMES`] games.
-    pub fn new(store: Arc<dyn EventStore>, metrics: GameMetrics) -> Self {
-        Self::with_cache(store, metrics, DEFAULT_CACHED_GAMES)
-    }
-
-    /// As [`GameService::new`], keeping the states of up to `cached_games` games (0: none, every
-    /// request decodes the stored state).
-    pub fn with_cache(
+    /// [`DEFAULT_CACHED_GAMES`] games; finished games are audited over a connection that
+    /// `open_audit_store` opens (see [`audit_worker`]).
+    pub fn new(
         store: Arc<dyn EventStore>,
         metrics: GameMetrics,
-        cached_games: usize,
+        open_audit_store: OpenStore,
     ) -> Self {
         GameService {
             metrics,
             clock: Clock::system(),
             default_turn_timeout_s: None,
-            cache: Arc::new(StateCache::new(cached_games)),
-            versions: Arc::default(),
-            commits: Arc::new(Commits::new(store.concurrent_batches())),
-            auditor: Arc::new(Auditor::start()),
+            cache: Arc::new(StateCache::new(DEFAULT_CACHED_GAMES)),
+            versions: Arc::new(Batches::new(VersionRead(Arc::clone(&store)))),
+            commits: Arc::new(Batches::new(GroupCommit(Arc::clone(&store)))),
+            audits: Arc::new(AuditWorker::start(open_audit_store)),
             store,
         }
     }

@@ -46,7 +46,7 @@ impl GameService {
     /// requests', see [`super::versions`]), then the cached state if it is at that version, else
     /// a load.
     pub(super) async fn current(&self, id: Uuid) -> Result<Arc<CachedGame>, ServiceError> {
-        let Some(version) = self.versions.version(&self.store, id).await? else {
+        let Some(version) = self.versions.submit(id).await? else {
             self.cache.forget(id);
             return Err(ServiceError::NotFound("There is no such game."));
         };

@@ -17,7 +17,8 @@ use crate::service::cache::CachedGame;
 use crate::service::credentials::{Credential, Token, authenticate, random_bytes};
 use crate::service::timeouts::deadline_of;
 use crate::service::{
-    Answer, CreatedGame, GameService, IdempotencyKey, Joined, ServiceError, VersionPrecondition,
+    Answer, CreatedGame, GameService, IdempotencyKey, Joined, ParsedLater, ServiceError,
+    VersionPrecondition,
 };
 use crate::store::codec::{self, to_json};
 use crate::store::{
@@ -52,6 +53,17 @@ pub struct JoinRequest {
     pub client_seed: Option<String>,
     /// A bot strategy (host only).
     pub bot: Option<BotKind>,
+}
+
+/// A move as the client sends it, with the headers that condition it.
+#[derive(Debug, Clone)]
+pub struct MoveCommand {
+    /// The move.
+    pub request: MoveRequest,
+    /// `If-Match`: the versions the move was chosen at.
+    pub if_match: Option<VersionPrecondition>,
+    /// `Idempotency-Key`.
+    pub idempotency: Option<IdempotencyKey>,
 }
 
 /// What one attempt of a write decided.
@@ -172,10 +184,10 @@ impl GameService {
         &self,
         id: Uuid,
         token: Option<&str>,
-        body: Result<JoinRequest, String>,
+        request: ParsedLater<JoinRequest>,
     ) -> Result<Joined, ServiceError> {
         self.write(id, token, async |record, mut state, credential| {
-            let request = body.clone().map_err(ServiceError::Malformed)?;
+            let request = request.open()?;
             if request.bot.is_some() && credential != Credential::Host {
                 return Err(ServiceError::Unauthorized(
                     "Only the host may seat a bot: send the host token.",
@@ -229,9 +241,7 @@ impl GameService {
         &self,
         id: Uuid,
         token: Option<&str>,
-        body: Result<MoveRequest, String>,
-        if_match: Option<&VersionPrecondition>,
-        idempotency: Option<IdempotencyKey>,
+        command: ParsedLater<MoveCommand>,
     ) -> Result<Answer<View>, ServiceError> {
         self.write(id, token, async |record, mut state, credential| {
             let Credential::Seat(seat) = credential else {
@@ -239,7 +249,11 @@ impl GameService {
                     "A move needs the seat's token: Authorization: Bearer <token>.",
                 ));
             };
-            let request = body.clone().map_err(ServiceError::Malformed)?;
+            let MoveCommand {
+                request,
+                if_match,
+                idempotency,
+            } = command.open()?;
             if let Some(key) = &idempotency
                 && let Some(stored) = self
                     .store
@@ -248,7 +262,7 @@ impl GameService {
             {
                 return Ok(Attempt::Replay(Answer::Replayed(key.replay(stored)?)));
             }
-            if let Some(precondition) = if_match {
+            if let Some(precondition) = &if_match {
                 precondition.check(record.version)?;
             }
             let mv = engine::parse_move(&state, seat, &request)?;
@@ -349,7 +363,7 @@ impl GameService {
                 update,
                 idem: idempotency,
             };
-            let appended = self.commits.append(&self.store, append).await;
+            let appended = self.commits.submit(append).await;
             match appended {
                 Ok(entries) => {
                     self.remember(record, &entries, after);
@@ -358,7 +372,7 @@ impl GameService {
                         .iter()
                         .any(|event| matches!(event, Event::GameEnded { .. }))
                     {
-                        self.audit_finished_game(id);
+                        self.audits.finished(id);
                     }
                     return Ok(answer);
                 }

@@ -425,6 +425,9 @@ pub struct PoolOptions {
     /// for a lock (`lock_timeout`, then `Busy`: another writer holds the game). SQLite's lock
     /// waits are bounded by `acquire_timeout` instead.
     pub statement_timeout: Duration,
+    /// PostgreSQL only: whether this pool's hub listens for the changes of other instances
+    /// ([`Changes::listening`]); a pool that serves no stream (the audit worker's) need not.
+    pub listen: bool,
 }
 
 impl Default for PoolOptions {
@@ -433,6 +436,7 @@ impl Default for PoolOptions {
             max_connections: 10,
             acquire_timeout: Duration::from_secs(3),
             statement_timeout: Duration::from_secs(5),
+            listen: true,
         }
     }
 }

@@ -38,7 +38,11 @@ impl PgStore {
         let migrated = sqlx::migrate!("migrations/postgres").run(&migrating).await;
         migrating.close().await;
         migrated?;
-        let changes = Changes::listening(&server);
+        let changes = if options.listen {
+            Changes::listening(&server)
+        } else {
+            Changes::in_process()
+        };
         let statement_ms = options.statement_timeout.as_millis().max(1);
         let lock_ms = statement_ms.div_ceil(2);
         let pool = pool_options()
