@@ -6,6 +6,8 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 use uuid::Uuid;
 
+use crate::service::ParsedLater;
+
 use crate::api::http::{Privacy, bearer, private, view_response};
 use crate::api::problem::{ApiError, Problem};
 use crate::api::{AppState, docs};
@@ -46,10 +48,11 @@ pub async fn list_events(
 ) -> Result<HttpResponse, ApiError> {
     let token = bearer(&request);
     // Parsed here rather than by an extractor, so that an unknown game (404) or a bad token (401)
-    // wins over a parameter that does not parse (400), as API.md orders them.
-    let query = Query::<EventsQuery>::from_query(request.query_string())
-        .map(|query| (query.after, query.limit))
-        .map_err(|error| error.to_string());
+    // wins over a parameter that does not parse (400), as docs/API.md orders them.
+    let query = match Query::<EventsQuery>::from_query(request.query_string()) {
+        Ok(query) => ParsedLater::parsed((query.after, query.limit)),
+        Err(error) => ParsedLater::malformed(error.to_string()),
+    };
     let page = state.service.events(*id, token.as_deref(), query).await?;
     Ok(private(HttpResponse::Ok()).json(page))
 }

@@ -2,7 +2,9 @@
 //! bots, append, answer with typed replies.
 //!
 //! # Layout
-//! - [`writes`]: create, join, move, cancel, and the retry loop that settles races in the store;
+//! - [`writes`]: create, join, move, cancel;
+//! - [`attempts`]: the write path they share: decide, append through the group commit, and the
+//!   retry that settles races in the store;
 //! - [`cache`]: this instance's decoded game states, checked against the store before use;
 //! - [`batches`]: the one batching primitive: requests that arrive together, answered by one call;
 //! - [`commits`]: group commit of the appends of concurrent writes (a batch job);
@@ -21,6 +23,7 @@
 //! - [`error`]: why a use case failed;
 //! - [`precedence`]: which of a request's faults is reported first.
 
+pub mod attempts;
 pub mod audit_status;
 pub mod audit_worker;
 pub mod batches;

@@ -11,7 +11,7 @@ use crate::engine::{self, State, Status, View, Viewer};
 use crate::service::cache::CachedGame;
 use crate::service::credentials::{Credential, authenticate};
 use crate::service::paging::{check_limit, decode_cursor, encode_cursor};
-use crate::service::{EventsPage, GameService, LobbyPage, ServiceError};
+use crate::service::{EventsPage, GameService, LobbyPage, ParsedLater, ServiceError};
 use crate::store::codec::{self, entry_event};
 use crate::store::{self, Entry, GameRecord, LobbyCursor, StoreError};
 
@@ -114,17 +114,17 @@ impl GameService {
         })
     }
 
-    /// A page of the log, redacted for the caller while the game runs. `query` is the parsed
-    /// `(after, limit)`, or why it does not parse (reported after the game and the token).
+    /// A page of the log, redacted for the caller while the game runs. `query` is the
+    /// `(after, limit)` asked for.
     pub async fn events(
         &self,
         id: Uuid,
         token: Option<&str>,
-        query: Result<(Option<i64>, Option<i64>), String>,
+        query: ParsedLater<(Option<i64>, Option<i64>)>,
     ) -> Result<EventsPage, ServiceError> {
         let (record, state) = self.load(id).await?;
         let credential = authenticate(&record, token)?;
-        let (after, limit) = query.map_err(ServiceError::Malformed)?;
+        let (after, limit) = query.open()?;
         let limit = check_limit(limit, 100, 1000)?;
         let after = after.unwrap_or(0);
         if after < 0 {

@@ -2,7 +2,7 @@
 //! for a turn timeout, and the sweep every instance runs ([`GameService::sweep`]) that finds the
 //! turn timeouts due and the waiting games that expired.
 //!
-//! Each takeover goes through the same conditional write as a move (`write`: load, decide,
+//! Each takeover goes through the same conditional write as a move ([`super::attempts`]: decide,
 //! append at the version read), so when several instances sweep at once, one appends and the
 //! others' appends fail on the version, re-read the game and find nothing left to do: no seat is
 //! taken twice. The deadlines are stored with each game (`deadline_at`), so a timeout that an
@@ -13,11 +13,11 @@ use std::time::Duration;
 use uuid::Uuid;
 
 use crate::engine::{self, Command, State, Timestamp, View, Viewer};
+use crate::service::attempts::{Advanced, Attempt, advance};
 use crate::service::credentials::Credential;
-use crate::service::writes::{Advanced, Attempt, Write, advance};
 use crate::service::{GameService, ServiceError};
 use crate::store::codec;
-use crate::store::{GameRecord, GameUpdate, StoreError};
+use crate::store::{GameRecord, StoreError};
 
 /// Games one sweep handles of each kind, at most: the next sweep takes the rest.
 const SWEEP_BATCH: i64 = 100;
@@ -29,23 +29,6 @@ pub struct Swept {
     pub seats_taken: usize,
     /// Waiting games cancelled for want of players.
     pub games_cancelled: usize,
-}
-
-/// The deadline to store with a game in `state` (see `GameUpdate::deadline_at`).
-pub(super) fn deadline_of(state: &State) -> Option<String> {
-    engine::turn_deadline(state).map(|deadline| deadline.to_string())
-}
-
-/// The game row after `advanced` brought the game to `state`.
-fn update_for(state: &State, advanced: Advanced) -> (Vec<engine::Event>, GameUpdate) {
-    let update = GameUpdate {
-        status: state.status.name().to_owned(),
-        projection: codec::projection(state),
-        new_seat: None,
-        snapshots: advanced.snapshots,
-        deadline_at: deadline_of(state),
-    };
-    (advanced.events, update)
 }
 
 impl GameService {
@@ -61,15 +44,8 @@ impl GameService {
             };
             let at = self.now();
             let advanced = advance(&mut state, record, &Command::Leave { seat }, at)?;
-            let (events, update) = update_for(&state, advanced);
-            Ok(Attempt::Write(Box::new(Write {
-                events,
-                at,
-                update,
-                idempotency: None,
-                answer: engine::view(&state, Viewer::Seat(seat)),
-                after: state,
-            })))
+            let view = engine::view(&state, Viewer::Seat(seat));
+            Ok(Attempt::write(state, advanced, at, view))
         })
         .await
     }
@@ -89,17 +65,9 @@ impl GameService {
             let at = clock.now();
             let (taken, advanced) = take_overdue(record, &mut state, at)?;
             if taken == 0 {
-                return Ok(Attempt::Replay(0));
+                return Ok(Attempt::Done(0));
             }
-            let (events, update) = update_for(&state, advanced);
-            Ok(Attempt::Write(Box::new(Write {
-                events,
-                at,
-                update,
-                idempotency: None,
-                after: state,
-                answer: taken,
-            })))
+            Ok(Attempt::write(state, advanced, at, taken))
         })
         .await
     }
@@ -150,13 +118,12 @@ fn take_overdue(
     state: &mut State,
     at: Timestamp,
 ) -> Result<(usize, Advanced), ServiceError> {
-    let mut total = Advanced::default();
+    let secrets = codec::secrets_of(record)?;
+    let mut advanced = Advanced::default();
     let mut taken = 0;
     while let Some(&seat) = engine::overdue_seats(state, at).first() {
-        let advanced = advance(state, record, &Command::TimeOut { seat, now: at }, at)?;
-        total.events.extend(advanced.events);
-        total.snapshots.extend(advanced.snapshots);
+        advanced.advance(state, &secrets, &Command::TimeOut { seat, now: at }, at)?;
         taken += 1;
     }
-    Ok((taken, total))
+    Ok((taken, advanced))
 }
