@@ -5,7 +5,7 @@ use std::fmt;
 
 use uuid::Uuid;
 
-use super::bots::BotKind;
+use super::bot_kind::BotKind;
 use super::cards::Card;
 use super::deadline::overdue_seats;
 use super::error::RuleError;

@@ -7,6 +7,7 @@
 //! - [`inputs`]: a joining player's name and client seed;
 //! - [`time`]: the timestamps of log entries;
 //! - [`deadline`]: turn timeouts, when a bot may take the seats to play;
+//! - [`bot_kind`]: which strategy plays a bot's seat;
 //! - [`state`]: the state of a game, hidden cards included;
 //! - [`event`]: the events the log records;
 //! - [`moves`]: moves (and the requests they come from) and commands;
@@ -25,6 +26,7 @@
 //! passes the secrets to [`decide()`] and the time of each log entry to [`apply()`].
 
 pub mod apply;
+pub mod bot_kind;
 pub mod bots;
 pub mod cards;
 pub mod deadline;
@@ -44,7 +46,8 @@ mod turn;
 pub mod view;
 
 pub use apply::{apply, execute};
-pub use bots::{BotKind, choose, play_bot_move, play_bot_turns};
+pub use bot_kind::BotKind;
+pub use bots::{choose, play_bot_move, play_bot_turns};
 pub use cards::{Card, Position, Rank, Suit, UnknownCard, canonical_deck, parse_deck};
 pub use deadline::{overdue_seats, turn_deadline};
 pub use decide::{Secrets, check_join, decide};

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::bots::BotKind;
+use super::bot_kind::BotKind;
 use super::cards::Position;
 use super::error::RuleError;
 use super::inputs::{ClientSeed, PlayerName};

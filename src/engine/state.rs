@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::bots::BotKind;
+use super::bot_kind::BotKind;
 use super::cards::Card;
 use super::inputs::{ClientSeed, PlayerName};
 use super::moves::Source;

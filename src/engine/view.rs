@@ -8,7 +8,7 @@ use serde_json::Value;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::bots::BotKind;
+use super::bot_kind::BotKind;
 use super::cards::Card;
 use super::deadline::turn_deadline;
 use super::event::Event;
