@@ -3,10 +3,11 @@
 //! applied, as the server runs one.
 
 use super::cards::{Card, Rank, Suit};
-use super::decide::{Secrets, decide};
+use super::decide::decide;
 use super::error::RuleError;
 use super::event::Event;
 use super::moves::{Command, Source};
+use super::secrets::Secrets;
 use super::state::{Drawn, HoleResult, Player, Seat, Stage, State, Status};
 use super::time::Timestamp;
 use super::turn::{TurnEnd, flip_follows, turn_end};

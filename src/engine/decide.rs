@@ -1,7 +1,5 @@
-//! [`decide`]: a [`Command`] checked against the [`State`], and the events it causes; the
-//! [`Secrets`] it needs to deal, reshuffle and end a game.
-
-use std::fmt;
+//! [`decide`]: a [`Command`] checked against the [`State`], and the events it causes (reading
+//! the [`Secrets`] to deal, reshuffle and end a game).
 
 use uuid::Uuid;
 
@@ -15,24 +13,11 @@ use super::legal::{check_turn, check_values, seat_in_play};
 use super::moves::{Command, Move, Source};
 use super::rules::{LOG_FORMAT, Rules, check_game_size};
 use super::score::grid_score;
+use super::secrets::Secrets;
 use super::shuffle;
 use super::state::{Seat, State, Status};
 use super::time::Timestamp;
 use super::turn::{TurnEnd, flip_follows, turn_end};
-
-/// The secret inputs of a game, kept by the server outside the log.
-pub struct Secrets {
-    /// The 32 random bytes committed to at creation and revealed at the end.
-    pub server_seed: [u8; 32],
-    /// Explicit deal orders of holes 1, 2, ... for a stacked game (may cover fewer holes).
-    pub decks: Vec<[Card; 52]>,
-}
-
-impl fmt::Debug for Secrets {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Secrets { .. }")
-    }
-}
 
 /// Checks `command` against `state` and returns the events it causes, in log order.
 ///

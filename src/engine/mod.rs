@@ -18,6 +18,7 @@
 //! - [`apply`](mod@apply): an event folded into the state, and `execute` (decide, then apply);
 //! - [`replay`](mod@replay): a log re-decided command by command and compared with the rules;
 //! - [`shuffle`]: the commitment, the effective seed and the audited Fisher–Yates shuffle;
+//! - [`secrets`]: the server seed and explicit decks, kept outside the log;
 //! - [`score`]: points of cards, columns and grids;
 //! - [`view`](mod@view): what each viewer may see (the only place that redacts) and the bots' observation;
 //! - [`bots`]: the `random` and `greedy` strategies, and the driver that plays bot turns.
@@ -39,6 +40,7 @@ pub mod moves;
 pub mod replay;
 pub mod rules;
 pub mod score;
+pub mod secrets;
 pub mod shuffle;
 pub mod state;
 pub mod time;
@@ -50,7 +52,7 @@ pub use bot_kind::BotKind;
 pub use bots::{choose, play_bot_move, play_bot_turns};
 pub use cards::{Card, Position, Rank, Suit, UnknownCard, canonical_deck, parse_deck};
 pub use deadline::{overdue_seats, turn_deadline};
-pub use decide::{Secrets, check_join, decide};
+pub use decide::{check_join, decide};
 pub use error::RuleError;
 pub use event::{Event, TakeoverReason};
 pub use inputs::{ClientSeed, PlayerName};
@@ -61,6 +63,7 @@ pub use rules::{
     FlipRule, LOG_FORMAT, MAX_TURNS_PER_SEAT, Rules, RulesInput, TURN_TIMEOUT_S, check_game_size,
 };
 pub use score::{card_points, column_score, grid_score};
+pub use secrets::Secrets;
 pub use state::{Drawn, EndReason, HoleResult, Player, Seat, Stage, State, Status};
 pub use time::{InvalidTimestamp, Timestamp};
 pub use view::{DrawnView, Observation, PlayerView, View, Viewer, observe, redact_event, view};

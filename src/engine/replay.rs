@@ -6,9 +6,10 @@
 use serde_json::Value;
 
 use super::apply::apply;
-use super::decide::{Secrets, decide};
+use super::decide::decide;
 use super::event::{Event, TakeoverReason};
 use super::moves::{Command, Move, Source};
+use super::secrets::Secrets;
 use super::shuffle;
 use super::state::{Seat, State};
 use super::time::Timestamp;
