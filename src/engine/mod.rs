@@ -12,7 +12,7 @@
 //! - [`event`]: the events the log records;
 //! - [`moves`]: moves (and the requests they come from) and commands;
 //! - [`error`]: why the rules refuse a command;
-//! - [`legal`]: which moves a seat may make;
+//! - [`legal`]: which moves a seat may make, and a client's request checked into a move;
 //! - `turn` (private): how a turn ends, for `decide` and `apply`;
 //! - [`decide`](mod@decide): a command checked against the state, and the events it causes;
 //! - [`apply`](mod@apply): an event folded into the state, and `execute` (decide, then apply);
@@ -56,8 +56,8 @@ pub use decide::{check_join, decide};
 pub use error::RuleError;
 pub use event::{Event, TakeoverReason};
 pub use inputs::{ClientSeed, PlayerName};
-pub use legal::{MoveList, legal_move_list, legal_moves};
-pub use moves::{Command, Move, MoveKind, MoveRequest, Source, parse_move};
+pub use legal::{MoveList, legal_move_list, legal_moves, parse_move};
+pub use moves::{Command, Move, MoveKind, MoveRequest, Source};
 pub use replay::{LoggedEvent, ReplayError, replay, replay_prefix, replay_prefix_from};
 pub use rules::{
     FlipRule, LOG_FORMAT, MAX_TURNS_PER_SEAT, Rules, RulesInput, TURN_TIMEOUT_S, check_game_size,
