@@ -8,7 +8,8 @@ use super::error::RuleError;
 use super::event::Event;
 use super::moves::{Command, Source};
 use super::secrets::Secrets;
-use super::state::{Drawn, HoleResult, Player, Seat, Stage, State, Status};
+use super::stage::{Seat, Stage};
+use super::state::{Drawn, HoleResult, Player, State, Status};
 use super::time::Timestamp;
 use super::turn::{TurnEnd, flip_follows, turn_end};
 

@@ -16,7 +16,8 @@ use super::moves::{Command, Move, Source};
 use super::rules::FlipRule;
 use super::score::{card_points, column_score};
 use super::secrets::Secrets;
-use super::state::{Seat, Stage, State};
+use super::stage::{Seat, Stage};
+use super::state::State;
 use super::time::Timestamp;
 use super::view::{Observation, observe};
 

@@ -15,7 +15,8 @@ use super::rules::{LOG_FORMAT, Rules, check_game_size};
 use super::score::grid_score;
 use super::secrets::Secrets;
 use super::shuffle;
-use super::state::{Seat, State, Status};
+use super::stage::Seat;
+use super::state::{State, Status};
 use super::time::Timestamp;
 use super::turn::{TurnEnd, flip_follows, turn_end};
 

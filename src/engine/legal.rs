@@ -6,9 +6,10 @@ use std::ops::Deref;
 
 use super::cards::Position;
 use super::error::RuleError;
-use super::moves::{Move, MoveKind, MoveRequest, Source};
+use super::moves::{Move, MoveRequest, Source};
 use super::rules::FlipRule;
-use super::state::{Drawn, Player, Seat, Stage, State, Status};
+use super::stage::{MoveKind, Seat, Stage};
+use super::state::{Drawn, Player, State, Status};
 
 /// A short list of moves kept inline (no allocation): the legal moves of one seat.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

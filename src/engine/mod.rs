@@ -3,6 +3,7 @@
 //! It owns the rules of six-card Golf and the fair-shuffle protocol of RULES.md, and the shapes
 //! of API.md's moves, views and log events:
 //! - [`cards`]: cards, codes like `"10H"`, grid positions;
+//! - [`stage`]: seat numbers, the stages of a hole and the kinds of move;
 //! - [`rules`]: a game's size and rule options, their limits, the log format;
 //! - [`inputs`]: a joining player's name and client seed;
 //! - [`time`]: the timestamps of log entries;
@@ -42,6 +43,7 @@ pub mod rules;
 pub mod score;
 pub mod secrets;
 pub mod shuffle;
+pub mod stage;
 pub mod state;
 pub mod time;
 mod turn;
@@ -57,13 +59,14 @@ pub use error::RuleError;
 pub use event::{Event, TakeoverReason};
 pub use inputs::{ClientSeed, PlayerName};
 pub use legal::{MoveList, legal_move_list, legal_moves, parse_move};
-pub use moves::{Command, Move, MoveKind, MoveRequest, Source};
+pub use moves::{Command, Move, MoveRequest, Source};
 pub use replay::{LoggedEvent, ReplayError, replay, replay_prefix, replay_prefix_from};
 pub use rules::{
     FlipRule, LOG_FORMAT, MAX_TURNS_PER_SEAT, Rules, RulesInput, TURN_TIMEOUT_S, check_game_size,
 };
 pub use score::{card_points, column_score, grid_score};
 pub use secrets::Secrets;
-pub use state::{Drawn, EndReason, HoleResult, Player, Seat, Stage, State, Status};
+pub use stage::{MoveKind, Seat, Stage};
+pub use state::{Drawn, EndReason, HoleResult, Player, State, Status};
 pub use time::{InvalidTimestamp, Timestamp};
 pub use view::{DrawnView, Observation, PlayerView, View, Viewer, observe, redact_event, view};

@@ -1,8 +1,5 @@
 //! What players ask for: a [`Move`] (as a client sends it: [`MoveRequest`], checked by
-//! [`parse_move`](super::parse_move)), its [`MoveKind`] and [`Source`], and the [`Command`]s the
-//! game takes.
-
-use std::fmt;
+//! [`parse_move`](super::parse_move)) and its [`Source`], and the [`Command`]s the game takes.
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -13,7 +10,7 @@ use super::cards::Position;
 use super::error::RuleError;
 use super::inputs::{ClientSeed, PlayerName};
 use super::rules::Rules;
-use super::state::Seat;
+use super::stage::{MoveKind, Seat};
 use super::time::Timestamp;
 
 /// Where a card is drawn from.
@@ -62,53 +59,6 @@ pub enum Move {
     },
     /// Declines the flip (flip rule `optional`).
     Pass,
-}
-
-/// The type of a move, without its values.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum MoveKind {
-    /// `reveal`
-    Reveal,
-    /// `draw`
-    Draw,
-    /// `swap`
-    Swap,
-    /// `discard`
-    Discard,
-    /// `flip`
-    Flip,
-    /// `pass`
-    Pass,
-}
-
-impl MoveKind {
-    /// Every kind, in the order [`legal_moves`](super::legal_moves) lists them.
-    pub const ALL: [MoveKind; 6] = [
-        MoveKind::Reveal,
-        MoveKind::Draw,
-        MoveKind::Swap,
-        MoveKind::Discard,
-        MoveKind::Flip,
-        MoveKind::Pass,
-    ];
-
-    /// The `type` of the move in JSON.
-    pub const fn name(self) -> &'static str {
-        match self {
-            MoveKind::Reveal => "reveal",
-            MoveKind::Draw => "draw",
-            MoveKind::Swap => "swap",
-            MoveKind::Discard => "discard",
-            MoveKind::Flip => "flip",
-            MoveKind::Pass => "pass",
-        }
-    }
-}
-
-impl fmt::Display for MoveKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
 }
 
 impl Move {

@@ -11,7 +11,8 @@ use super::event::{Event, TakeoverReason};
 use super::moves::{Command, Move, Source};
 use super::secrets::Secrets;
 use super::shuffle;
-use super::state::{Seat, State};
+use super::stage::Seat;
+use super::state::State;
 use super::time::Timestamp;
 
 /// One entry of a game's log, decoded.

@@ -15,7 +15,8 @@ use super::event::Event;
 use super::legal::{MoveList, legal_move_list, legal_moves};
 use super::moves::{Move, Source};
 use super::rules::Rules;
-use super::state::{HoleResult, Seat, Stage, State, Status};
+use super::stage::{Seat, Stage};
+use super::state::{HoleResult, State, Status};
 use super::time::Timestamp;
 
 /// Who is looking.
