@@ -5,7 +5,8 @@
 //! - [`cards`]: cards, codes like `"10H"`, grid positions;
 //! - [`stage`]: seat numbers, the stages of a hole and the kinds of move;
 //! - [`rules`]: a game's size and rule options, their limits, the log format;
-//! - [`inputs`]: a joining player's name and client seed;
+//! - [`inputs`]: what a client gives, checked: a joining player's name and client seed, a
+//!   position, an explicit deck;
 //! - [`time`]: the timestamps of log entries;
 //! - [`deadline`]: turn timeouts, when a bot may take the seats to play;
 //! - [`bot_kind`]: which strategy plays a bot's seat;
@@ -52,12 +53,12 @@ pub mod view;
 pub use apply::{apply, execute};
 pub use bot_kind::BotKind;
 pub use bots::{choose, play_bot_move, play_bot_turns};
-pub use cards::{Card, Position, Rank, Suit, UnknownCard, canonical_deck, parse_deck};
+pub use cards::{Card, Position, Rank, Suit, UnknownCard, canonical_deck};
 pub use deadline::{overdue_seats, turn_deadline};
 pub use decide::{check_join, decide};
 pub use error::RuleError;
 pub use event::{Event, TakeoverReason};
-pub use inputs::{ClientSeed, PlayerName};
+pub use inputs::{ClientSeed, PlayerName, parse_deck};
 pub use legal::{MoveList, legal_move_list, legal_moves, parse_move};
 pub use moves::{Command, Move, MoveRequest, Source};
 pub use replay::{LoggedEvent, ReplayError, replay, replay_prefix, replay_prefix_from};
