@@ -1,29 +1,40 @@
 //! The rules engine: pure, synchronous and deterministic (no I/O, no clock, no OS randomness).
 //!
 //! It owns the rules of six-card Golf and the fair-shuffle protocol of RULES.md, and the shapes
-//! of API.md's moves, views and log events:
-//! - [`cards`]: cards, codes like `"10H"`, grid positions;
-//! - [`stage`]: seat numbers, the stages of a hole and the kinds of move;
-//! - [`rules`]: a game's size and rule options, their limits, the log format;
-//! - [`inputs`]: what a client gives, checked: a joining player's name and client seed, a
-//!   position, an explicit deck;
-//! - [`time`]: the timestamps of log entries;
-//! - [`deadline`]: turn timeouts, when a bot may take the seats to play;
-//! - [`bot_kind`]: which strategy plays a bot's seat;
-//! - [`state`]: the state of a game, hidden cards included;
-//! - [`event`]: the events the log records;
-//! - [`moves`]: moves (and the requests they come from) and commands;
-//! - [`error`]: why the rules refuse a command;
-//! - [`legal`]: which moves a seat may make, and a client's request checked into a move;
-//! - `turn` (private): how a turn ends, for `decide` and `apply`;
-//! - [`decide`](mod@decide): a command checked against the state, and the events it causes;
-//! - [`apply`](mod@apply): an event folded into the state, and `execute` (decide, then apply);
-//! - [`replay`](mod@replay): a log re-decided command by command and compared with the rules;
-//! - [`shuffle`]: the commitment, the effective seed and the audited Fisher–Yates shuffle;
-//! - [`secrets`]: the server seed and explicit decks, kept outside the log;
-//! - [`score`]: points of cards, columns and grids;
-//! - [`view`](mod@view): what each viewer may see (the only place that redacts) and the bots' observation;
-//! - [`bots`]: the `random` and `greedy` strategies, and the driver that plays bot turns.
+//! of API.md's moves, views and log events. Its modules are layered, in this order: a module
+//! imports only modules of earlier layers, never one of its own layer or of a later one.
+//! 1. Plain data:
+//!    - [`cards`]: cards, codes like `"10H"`, grid positions;
+//!    - [`time`]: the timestamps of log entries;
+//!    - [`stage`]: seat numbers, the stages of a hole and the kinds of move;
+//!    - [`bot_kind`]: which strategy plays a bot's seat.
+//! 2. What the data gives:
+//!    - [`error`]: why the rules refuse a command;
+//!    - [`score`]: points of cards, columns and grids;
+//!    - [`shuffle`]: the commitment, the effective seed and the audited Fisher–Yates shuffle;
+//!    - [`secrets`]: the server seed and explicit decks, kept outside the log.
+//! 3. What a game is created and joined with:
+//!    - [`inputs`]: what a client gives, checked: a joining player's name and client seed, a
+//!      position, an explicit deck;
+//!    - [`rules`]: a game's size and rule options, their limits, the log format.
+//! 4. Moves and commands:
+//!    - [`moves`]: moves (and the requests they come from) and commands.
+//! 5. The state:
+//!    - [`state`]: the state of a game, hidden cards included.
+//! 6. What the state allows and records:
+//!    - [`event`]: the events the log records;
+//!    - [`legal`]: which moves a seat may make, and a client's request checked into a move;
+//!    - `turn` (private): how a turn ends, for `decide` and `apply`;
+//!    - [`deadline`]: turn timeouts, when a bot may take the seats to play.
+//! 7. The rules at work:
+//!    - [`decide`](mod@decide): a command checked against the state, and the events it causes.
+//! 8. Their results:
+//!    - [`apply`](mod@apply): an event folded into the state, and `execute` (decide, then apply);
+//!    - [`view`](mod@view): what each viewer may see (the only place that redacts) and the bots'
+//!      observation.
+//! 9. On top:
+//!    - [`bots`]: the `random` and `greedy` strategies, and the driver that plays bot turns;
+//!    - [`replay`](mod@replay): a log re-decided command by command and compared with the rules.
 //!
 //! The server keeps the secrets ([`Secrets`]: the server seed, explicit decks) and the clock: it
 //! passes the secrets to [`decide()`] and the time of each log entry to [`apply()`].
