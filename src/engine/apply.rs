@@ -2,12 +2,19 @@
 //! `State::default()` rebuilds the state exactly); [`execute`]: a command decided and its events
 //! applied, as the server runs one.
 
-use super::cards::{Card, Rank, Suit};
-use super::decide::{Secrets, decide};
+use uuid::Uuid;
+
+use super::bot_kind::BotKind;
+use super::cards::{Card, Position, Rank, Suit};
+use super::decide::decide;
 use super::error::RuleError;
 use super::event::Event;
+use super::inputs::{ClientSeed, PlayerName};
 use super::moves::{Command, Source};
-use super::state::{Drawn, HoleResult, Player, Seat, Stage, State, Status};
+use super::rules::Rules;
+use super::secrets::Secrets;
+use super::stage::{Seat, Stage};
+use super::state::{Drawn, EndReason, HoleResult, Player, State, Status};
 use super::time::Timestamp;
 use super::turn::{TurnEnd, flip_follows, turn_end};
 
@@ -39,138 +46,198 @@ pub fn apply(state: &mut State, event: &Event, at: Timestamp) {
             commitment,
             stacked,
             ..
-        } => {
-            state.game_id = Some(*game_id);
-            state.seats = *seats;
-            state.holes = *holes;
-            state.rules = *rules;
-            state.commitment.clone_from(commitment);
-            state.stacked = *stacked;
-            state.status = Status::Waiting;
-            state.players = Vec::with_capacity(usize::from(*seats));
-        }
+        } => apply_created(
+            state, *game_id, *seats, *holes, *rules, commitment, *stacked,
+        ),
         Event::PlayerJoined {
             name,
             bot,
             client_seed,
             ..
-        } => state.players.push(Player {
-            name: name.clone(),
-            bot: *bot,
-            client_seed: client_seed.clone(),
-            grid: [Card::new(Rank::Ace, Suit::Spades); 6],
-            face_up: [false; 6],
-            revealed: false,
-            hole_scores: Vec::with_capacity(usize::from(state.holes)),
-            total: 0,
-        }),
+        } => apply_joined(state, name, *bot, client_seed),
         Event::HoleDealt {
             hole, dealer, deck, ..
         } => apply_deal(state, *hole, *dealer, deck, at),
         Event::CardsRevealed {
             seat, positions, ..
-        } => {
-            if let Some(player) = state.players.get_mut(usize::from(*seat)) {
-                for p in positions {
-                    player.face_up[p.index()] = true;
-                }
-                player.revealed = true;
-            }
-            if state.players.iter().all(|p| p.revealed) {
-                state.reveal_started_at = None;
-                state.stage = Some(Stage::Draw);
-                state.current_seat = Some((state.dealer + 1) % state.seats.max(1));
-                state.turn_started_at = Some(at);
-            }
-        }
-        Event::CardDrawn { seat, source, card } => {
-            match source {
-                Source::Stock => state.stock.pop(),
-                Source::Discard => state.discard.pop(),
-            };
-            state.drawn = Some(Drawn {
-                seat: *seat,
-                source: *source,
-                card: *card,
-            });
-            state.stage = Some(Stage::Place);
-        }
-        Event::StockReshuffled { shuffle, order, .. } => {
-            let top = state.discard.pop();
-            state.discard.clear();
-            state.discard.extend(top);
-            state.stock.clear();
-            state.stock.extend(order.iter().rev());
-            state.shuffles = *shuffle;
-        }
+        } => apply_reveal(state, *seat, positions, at),
+        Event::CardDrawn { seat, source, card } => apply_draw(state, *seat, *source, *card),
+        Event::StockReshuffled { shuffle, order, .. } => apply_reshuffle(state, *shuffle, order),
         Event::CardSwapped {
             seat,
             position,
             card,
             replaced,
-        } => {
-            if let Some(player) = state.players.get_mut(usize::from(*seat)) {
-                player.grid[position.index()] = *card;
-                player.face_up[position.index()] = true;
-            }
-            state.discard.push(*replaced);
-            state.drawn = None;
-            finish_turn(state, *seat, at);
-        }
-        Event::CardDiscarded { seat, card } => {
-            state.discard.push(*card);
-            state.drawn = None;
-            if usize::from(*seat) < state.players.len() && flip_follows(state, *seat) {
-                state.stage = Some(Stage::Flip);
-            } else {
-                finish_turn(state, *seat, at);
-            }
-        }
-        Event::CardFlipped { seat, position, .. } => {
-            if let Some(player) = state.players.get_mut(usize::from(*seat)) {
-                player.face_up[position.index()] = true;
-            }
-            finish_turn(state, *seat, at);
-        }
+        } => apply_swap(state, *seat, *position, *card, *replaced, at),
+        Event::CardDiscarded { seat, card } => apply_discard(state, *seat, *card, at),
+        Event::CardFlipped { seat, position, .. } => apply_flip(state, *seat, *position, at),
         Event::FlipDeclined { seat } => finish_turn(state, *seat, at),
-        Event::BotTookSeat { seat, bot, .. } => {
-            if let Some(player) = state.players.get_mut(usize::from(*seat)) {
-                player.bot = Some(*bot);
-            }
-        }
+        Event::BotTookSeat { seat, bot, .. } => apply_takeover(state, *seat, *bot),
         Event::HoleEnded {
             hole,
             reason,
             grids,
             scores,
-        } => {
-            for ((player, grid), score) in state.players.iter_mut().zip(grids).zip(scores) {
-                player.grid = *grid;
-                player.face_up = [true; 6];
-                player.hole_scores.push(*score);
-                player.total += score;
-            }
-            state.last_hole = Some(HoleResult {
-                hole: *hole,
-                reason: *reason,
-                grids: grids.clone(),
-                scores: scores.clone(),
-            });
-            state.stage = Some(Stage::HoleOver);
-            state.current_seat = None;
-            state.turn_started_at = None;
-            state.drawn = None;
-        }
-        Event::GameEnded { winners, seed, .. } => {
-            state.status = Status::Finished;
-            state.winners = Some(winners.clone());
-            state.seed = Some(seed.clone());
-            state.stage = Some(Stage::HoleOver);
-            state.current_seat = None;
-            state.turn_started_at = None;
-            state.reveal_started_at = None;
-        }
+        } => apply_hole_ended(state, *hole, *reason, grids, scores),
+        Event::GameEnded { winners, seed, .. } => apply_game_ended(state, winners, seed),
     }
+}
+
+/// The game exists, with its size and rules; its seats are free.
+fn apply_created(
+    state: &mut State,
+    game_id: Uuid,
+    seats: u8,
+    holes: u8,
+    rules: Rules,
+    commitment: &str,
+    stacked: bool,
+) {
+    state.game_id = Some(game_id);
+    state.seats = seats;
+    state.holes = holes;
+    state.rules = rules;
+    commitment.clone_into(&mut state.commitment);
+    state.stacked = stacked;
+    state.status = Status::Waiting;
+    state.players = Vec::with_capacity(usize::from(seats));
+}
+
+/// A player takes the next seat: no cards yet, no score.
+fn apply_joined(
+    state: &mut State,
+    name: &PlayerName,
+    bot: Option<BotKind>,
+    client_seed: &ClientSeed,
+) {
+    state.players.push(Player {
+        name: name.clone(),
+        bot,
+        client_seed: client_seed.clone(),
+        grid: [Card::new(Rank::Ace, Suit::Spades); 6],
+        face_up: [false; 6],
+        revealed: false,
+        hole_scores: Vec::with_capacity(usize::from(state.holes)),
+        total: 0,
+    });
+}
+
+/// `seat`'s initial reveal; the last one starts the first turn, the dealer's left neighbour's.
+fn apply_reveal(state: &mut State, seat: Seat, positions: &[Position; 2], at: Timestamp) {
+    if let Some(player) = state.players.get_mut(usize::from(seat)) {
+        for p in positions {
+            player.face_up[p.index()] = true;
+        }
+        player.revealed = true;
+    }
+    if state.players.iter().all(|p| p.revealed) {
+        state.reveal_started_at = None;
+        state.stage = Some(Stage::Draw);
+        state.current_seat = Some((state.dealer + 1) % state.seats.max(1));
+        state.turn_started_at = Some(at);
+    }
+}
+
+/// `seat` takes `card` from the top of `source`, to place it.
+fn apply_draw(state: &mut State, seat: Seat, source: Source, card: Card) {
+    match source {
+        Source::Stock => state.stock.pop(),
+        Source::Discard => state.discard.pop(),
+    };
+    state.drawn = Some(Drawn { seat, source, card });
+    state.stage = Some(Stage::Place);
+}
+
+/// The discard pile but its top becomes the stock, in `order` (top first).
+fn apply_reshuffle(state: &mut State, shuffle: u32, order: &[Card]) {
+    let top = state.discard.pop();
+    state.discard.clear();
+    state.discard.extend(top);
+    state.stock.clear();
+    state.stock.extend(order.iter().rev());
+    state.shuffles = shuffle;
+}
+
+/// `seat` places the drawn `card` face up at `position` and discards the `replaced` card, which
+/// ends its turn.
+fn apply_swap(
+    state: &mut State,
+    seat: Seat,
+    position: Position,
+    card: Card,
+    replaced: Card,
+    at: Timestamp,
+) {
+    if let Some(player) = state.players.get_mut(usize::from(seat)) {
+        player.grid[position.index()] = card;
+        player.face_up[position.index()] = true;
+    }
+    state.discard.push(replaced);
+    state.drawn = None;
+    finish_turn(state, seat, at);
+}
+
+/// `seat` discards the drawn `card`: a flip follows under the flip rule, else the turn ends.
+fn apply_discard(state: &mut State, seat: Seat, card: Card, at: Timestamp) {
+    state.discard.push(card);
+    state.drawn = None;
+    if usize::from(seat) < state.players.len() && flip_follows(state, seat) {
+        state.stage = Some(Stage::Flip);
+    } else {
+        finish_turn(state, seat, at);
+    }
+}
+
+/// `seat` turns the card at `position` face up after a discard, which ends its turn.
+fn apply_flip(state: &mut State, seat: Seat, position: Position, at: Timestamp) {
+    if let Some(player) = state.players.get_mut(usize::from(seat)) {
+        player.face_up[position.index()] = true;
+    }
+    finish_turn(state, seat, at);
+}
+
+/// The bot `bot` plays `seat` from now on.
+fn apply_takeover(state: &mut State, seat: Seat, bot: BotKind) {
+    if let Some(player) = state.players.get_mut(usize::from(seat)) {
+        player.bot = Some(bot);
+    }
+}
+
+/// The hole is scored: every grid as it ended, face up, and each seat's score added.
+fn apply_hole_ended(
+    state: &mut State,
+    hole: u8,
+    reason: EndReason,
+    grids: &[[Card; 6]],
+    scores: &[i32],
+) {
+    for ((player, grid), score) in state.players.iter_mut().zip(grids).zip(scores) {
+        player.grid = *grid;
+        player.face_up = [true; 6];
+        player.hole_scores.push(*score);
+        player.total += score;
+    }
+    state.last_hole = Some(HoleResult {
+        hole,
+        reason,
+        grids: grids.to_vec(),
+        scores: scores.to_vec(),
+    });
+    state.stage = Some(Stage::HoleOver);
+    state.current_seat = None;
+    state.turn_started_at = None;
+    state.drawn = None;
+}
+
+/// The game is over: its `winners`, and the server `seed` revealed.
+fn apply_game_ended(state: &mut State, winners: &[Seat], seed: &str) {
+    state.status = Status::Finished;
+    state.winners = Some(winners.to_vec());
+    state.seed = Some(seed.to_owned());
+    state.stage = Some(Stage::HoleOver);
+    state.current_seat = None;
+    state.turn_started_at = None;
+    state.reveal_started_at = None;
 }
 
 /// Deals `deck` for `hole`: card `d < 6n` to seat `(dealer + 1 + d) mod n` at position `d div n`,

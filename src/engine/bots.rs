@@ -1,58 +1,25 @@
-//! Bots: the strategies ([`BotKind`]; [`choose`] picks a move from an [`Observation`] only, as
-//! a bot never sees a face-down card, the stock or another seat's draw) and the driver that
-//! plays every bot turn that is due ([`play_bot_turns`]).
+//! Bots: the strategies of each [`BotKind`] ([`choose`] picks a move from an [`Observation`]
+//! only, as a bot never sees a face-down card, the stock or another seat's draw) and the driver
+//! that plays every bot turn that is due ([`play_bot_turns`]).
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use utoipa::ToSchema;
 
 use super::apply::execute;
+use super::bot_kind::BotKind;
 use super::cards::{Card, Position};
-use super::decide::Secrets;
 use super::error::RuleError;
 use super::event::Event;
 use super::legal::legal_move_list;
 use super::moves::{Command, Move, Source};
 use super::rules::FlipRule;
 use super::score::{card_points, column_score};
-use super::state::{Seat, Stage, State};
+use super::secrets::Secrets;
+use super::stage::{Seat, Stage};
+use super::state::State;
 use super::time::Timestamp;
 use super::view::{Observation, observe};
-
-/// A bot's strategy.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum BotKind {
-    /// Uniform over the legal moves.
-    Random,
-    /// One-ply greedy on the expected score of its own grid.
-    Greedy,
-}
-
-impl BotKind {
-    /// The strategy's name in JSON (`"random"`, `"greedy"`).
-    pub const fn name(self) -> &'static str {
-        match self {
-            BotKind::Random => "random",
-            BotKind::Greedy => "greedy",
-        }
-    }
-}
-
-impl std::str::FromStr for BotKind {
-    type Err = String;
-
-    /// Parses `"random"` or `"greedy"`.
-    fn from_str(s: &str) -> Result<BotKind, String> {
-        match s {
-            "random" => Ok(BotKind::Random),
-            "greedy" => Ok(BotKind::Greedy),
-            other => Err(format!("unknown bot {other:?}: random or greedy")),
-        }
-    }
-}
 
 /// The move a bot of `kind` makes, seeing `obs`. Always one of `obs.legal` when that is not
 /// empty (`pass` otherwise: callers only ask a seat that may move).

@@ -1,13 +1,12 @@
 //! Cards and grid positions: [`Card`], [`Rank`], [`Suit`], the card codes of RULES.md
-//! (`"AS"`, `"10H"`, `"QC"`), the canonical deck order and [`Position`] (0..6, row-major).
+//! (`"AS"`, `"10H"`, `"QC"`), the canonical deck order and [`Position`] (0..6, row-major). Plain
+//! data: checking a deck or a position a client gives is [`inputs`](super::inputs)' work.
 
 use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use utoipa::ToSchema;
-
-use super::error::RuleError;
 
 /// A card suit, in canonical deck order.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
@@ -172,35 +171,11 @@ pub fn canonical_deck() -> [Card; 52] {
     std::array::from_fn(|i| Card(i as u8))
 }
 
-/// Parses a full deck given as 52 codes, which must be a permutation of the 52 cards.
-///
-/// Fails with [`RuleError::InvalidDeck`] naming the problem: wrong length, unknown code or duplicate.
-pub fn parse_deck(codes: &[String]) -> Result<[Card; 52], RuleError> {
-    if codes.len() != 52 {
-        return Err(RuleError::InvalidDeck(format!(
-            "a deck lists 52 cards, this one lists {}",
-            codes.len()
-        )));
-    }
-    let mut deck = canonical_deck();
-    let mut seen = [false; 52];
-    for (slot, code) in deck.iter_mut().zip(codes) {
-        let card: Card = code
-            .parse()
-            .map_err(|e: UnknownCard| RuleError::InvalidDeck(e.to_string()))?;
-        if std::mem::replace(&mut seen[card.index() as usize], true) {
-            return Err(RuleError::InvalidDeck(format!(
-                "the card {card} appears twice"
-            )));
-        }
-        *slot = card;
-    }
-    Ok(deck)
-}
-
 /// A position in a grid, 0..6, row-major: top row `0 1 2`, bottom row `3 4 5`.
 ///
-/// Serialized as an integer; deserializing a value out of range fails.
+/// Serialized as an integer. An integer from outside (a client's, or one read from JSON) becomes
+/// a position through the range check of [`inputs`](super::inputs): `Position::new`,
+/// `TryFrom<i64>` and `Deserialize`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug, ToSchema)]
 #[schema(value_type = u8, minimum = 0, maximum = 5)]
 pub struct Position(u8);
@@ -215,11 +190,6 @@ impl Position {
         Position(4),
         Position(5),
     ];
-
-    /// The position `value`, or [`RuleError::PositionOutOfRange`] unless `value < 6`.
-    pub fn new(value: u8) -> Result<Position, RuleError> {
-        Position::try_from(i64::from(value))
-    }
 
     /// The position as an integer 0..6.
     pub const fn get(self) -> u8 {
@@ -237,19 +207,6 @@ impl Position {
     }
 }
 
-impl TryFrom<i64> for Position {
-    type Error = RuleError;
-
-    /// Any integer, as received from a client; out of 0..6 is [`RuleError::PositionOutOfRange`].
-    fn try_from(value: i64) -> Result<Position, RuleError> {
-        if (0..6).contains(&value) {
-            Ok(Position(value as u8))
-        } else {
-            Err(RuleError::PositionOutOfRange(value))
-        }
-    }
-}
-
 impl fmt::Display for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.0)
@@ -259,12 +216,5 @@ impl fmt::Display for Position {
 impl Serialize for Position {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_u8(self.0)
-    }
-}
-
-impl<'de> Deserialize<'de> for Position {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Position, D::Error> {
-        let value = i64::deserialize(deserializer)?;
-        Position::try_from(value).map_err(serde::de::Error::custom)
     }
 }

@@ -2,7 +2,8 @@
 //! take them ([`turn_deadline`]), and which it may take at a given time ([`overdue_seats`]).
 //! The engine reads no clock: the time is the caller's, and a replay's is the entry's.
 
-use super::state::{Seat, Stage, State, Status};
+use super::stage::{Seat, Stage};
+use super::state::{State, Status};
 use super::time::Timestamp;
 
 /// The seats whose move the game waits for: during the initial reveal every seat still to

@@ -1,12 +1,10 @@
-//! [`decide`]: a [`Command`] checked against the [`State`], and the events it causes; the
-//! [`Secrets`] it needs to deal, reshuffle and end a game.
-
-use std::fmt;
+//! [`decide`]: a [`Command`] checked against the [`State`], and the events it causes (reading
+//! the [`Secrets`] to deal, reshuffle and end a game).
 
 use uuid::Uuid;
 
-use super::bots::BotKind;
-use super::cards::Card;
+use super::bot_kind::BotKind;
+use super::cards::{Card, Position};
 use super::deadline::overdue_seats;
 use super::error::RuleError;
 use super::event::{Event, TakeoverReason};
@@ -15,24 +13,12 @@ use super::legal::{check_turn, check_values, seat_in_play};
 use super::moves::{Command, Move, Source};
 use super::rules::{LOG_FORMAT, Rules, check_game_size};
 use super::score::grid_score;
+use super::secrets::Secrets;
 use super::shuffle;
-use super::state::{Seat, State, Status};
+use super::stage::Seat;
+use super::state::{State, Status};
 use super::time::Timestamp;
 use super::turn::{TurnEnd, flip_follows, turn_end};
-
-/// The secret inputs of a game, kept by the server outside the log.
-pub struct Secrets {
-    /// The 32 random bytes committed to at creation and revealed at the end.
-    pub server_seed: [u8; 32],
-    /// Explicit deal orders of holes 1, 2, ... for a stacked game (may cover fewer holes).
-    pub decks: Vec<[Card; 52]>,
-}
-
-impl fmt::Debug for Secrets {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Secrets { .. }")
-    }
-}
 
 /// Checks `command` against `state` and returns the events it causes, in log order.
 ///
@@ -210,39 +196,12 @@ fn decide_play(
             cards: positions.map(|p| player.grid[p.index()]),
         }),
         Move::Draw { source } => {
-            let card = match (source, state.stock.last()) {
-                (Source::Stock, Some(&card)) => card,
-                (Source::Stock, None) => {
-                    let (_, below_top) = state.discard.split_last().ok_or_else(wrong_stage)?;
-                    let shuffle = state.shuffles + 1;
-                    let seed = seed_of(state, secrets);
-                    let order =
-                        shuffle::reshuffle(&seed, u32::from(state.hole), shuffle, below_top);
-                    let card = *order.first().ok_or_else(wrong_stage)?;
-                    events.push(Event::StockReshuffled {
-                        hole: state.hole,
-                        shuffle,
-                        order,
-                    });
-                    card
-                }
-                (Source::Discard, _) => *state.discard.last().ok_or_else(wrong_stage)?,
-            };
+            let card = draw(state, source, secrets, &mut events).ok_or_else(wrong_stage)?;
             events.push(Event::CardDrawn { seat, source, card });
         }
         Move::Swap { position } => {
             let drawn = state.drawn.ok_or_else(wrong_stage)?;
-            events.push(Event::CardSwapped {
-                seat,
-                position,
-                card: drawn.card,
-                replaced: player.grid[position.index()],
-            });
-            let mut grid = player.grid;
-            grid[position.index()] = drawn.card;
-            let completed =
-                player.face_up_count() + usize::from(!player.face_up[position.index()]) == 6;
-            end_turn(state, seat, grid, completed, secrets, &mut events);
+            decide_swap(state, seat, position, drawn.card, secrets, &mut events);
         }
         Move::Discard => {
             let drawn = state.drawn.ok_or_else(wrong_stage)?;
@@ -254,21 +213,79 @@ fn decide_play(
                 end_turn(state, seat, player.grid, false, secrets, &mut events);
             }
         }
-        Move::Flip { position } => {
-            events.push(Event::CardFlipped {
-                seat,
-                position,
-                card: player.grid[position.index()],
-            });
-            let completed = player.face_up_count() + 1 == 6;
-            end_turn(state, seat, player.grid, completed, secrets, &mut events);
-        }
+        Move::Flip { position } => decide_flip(state, seat, position, secrets, &mut events),
         Move::Pass => {
             events.push(Event::FlipDeclined { seat });
             end_turn(state, seat, player.grid, false, secrets, &mut events);
         }
     }
     Ok(events)
+}
+
+/// The card a draw from `source` takes, or `None` when there is none. From an empty stock, the
+/// discard pile but its top is reshuffled into a new stock first (its event added).
+fn draw(state: &State, source: Source, secrets: &Secrets, events: &mut Vec<Event>) -> Option<Card> {
+    match (source, state.stock.last()) {
+        (Source::Stock, Some(&card)) => Some(card),
+        (Source::Stock, None) => reshuffle_stock(state, secrets, events),
+        (Source::Discard, _) => state.discard.last().copied(),
+    }
+}
+
+/// Adds the `stock_reshuffled` event of the next reshuffle of this hole, and returns the new
+/// stock's top card; `None` when the discard pile holds no card below its top.
+fn reshuffle_stock(state: &State, secrets: &Secrets, events: &mut Vec<Event>) -> Option<Card> {
+    let (_, below_top) = state.discard.split_last()?;
+    let shuffle = state.shuffles + 1;
+    let seed = seed_of(state, secrets);
+    let order = shuffle::reshuffle(&seed, u32::from(state.hole), shuffle, below_top);
+    let card = *order.first()?;
+    events.push(Event::StockReshuffled {
+        hole: state.hole,
+        shuffle,
+        order,
+    });
+    Some(card)
+}
+
+/// `seat` swaps the drawn `card` into its grid at `position`, which ends its turn.
+fn decide_swap(
+    state: &State,
+    seat: Seat,
+    position: Position,
+    card: Card,
+    secrets: &Secrets,
+    events: &mut Vec<Event>,
+) {
+    let player = &state.players[usize::from(seat)];
+    events.push(Event::CardSwapped {
+        seat,
+        position,
+        card,
+        replaced: player.grid[position.index()],
+    });
+    let mut grid = player.grid;
+    grid[position.index()] = card;
+    let completed = player.face_up_count() + usize::from(!player.face_up[position.index()]) == 6;
+    end_turn(state, seat, grid, completed, secrets, events);
+}
+
+/// `seat` turns its card at `position` face up after a discard, which ends its turn.
+fn decide_flip(
+    state: &State,
+    seat: Seat,
+    position: Position,
+    secrets: &Secrets,
+    events: &mut Vec<Event>,
+) {
+    let player = &state.players[usize::from(seat)];
+    events.push(Event::CardFlipped {
+        seat,
+        position,
+        card: player.grid[position.index()],
+    });
+    let completed = player.face_up_count() + 1 == 6;
+    end_turn(state, seat, player.grid, completed, secrets, events);
 }
 
 /// Adds what follows the end of `seat`'s turn, `grid` being its grid after the turn: when the
@@ -291,34 +308,36 @@ fn end_turn(
         .map(|(s, p)| if s == usize::from(seat) { grid } else { p.grid })
         .collect();
     let scores: Vec<i32> = grids.iter().map(grid_score).collect();
-    let totals: Vec<i32> = state
-        .players
-        .iter()
-        .zip(&scores)
-        .map(|(p, score)| p.total + score)
-        .collect();
+    let next = if state.hole < state.holes {
+        deal(state, state.hole + 1, &seed_of(state, secrets), secrets)
+    } else {
+        game_ended(state, &scores, secrets)
+    };
     events.push(Event::HoleEnded {
         hole: state.hole,
         reason,
         grids,
         scores,
     });
-    if state.hole < state.holes {
-        events.push(deal(
-            state,
-            state.hole + 1,
-            &seed_of(state, secrets),
-            secrets,
-        ));
-    } else {
-        let best = totals.iter().copied().min().unwrap_or_default();
-        let winners = (0..state.seats)
-            .filter(|&s| totals[usize::from(s)] == best)
-            .collect();
-        events.push(Event::GameEnded {
-            totals,
-            winners,
-            seed: hex::encode(secrets.server_seed),
-        });
+    events.push(next);
+}
+
+/// The `game_ended` event after the last hole, scored `scores`: the totals, the seats with the
+/// lowest, and the server seed revealed.
+fn game_ended(state: &State, scores: &[i32], secrets: &Secrets) -> Event {
+    let totals: Vec<i32> = state
+        .players
+        .iter()
+        .zip(scores)
+        .map(|(p, score)| p.total + score)
+        .collect();
+    let best = totals.iter().copied().min().unwrap_or_default();
+    let winners = (0..state.seats)
+        .filter(|&s| totals[usize::from(s)] == best)
+        .collect();
+    Event::GameEnded {
+        totals,
+        winners,
+        seed: hex::encode(secrets.server_seed),
     }
 }

@@ -1,8 +1,7 @@
 //! [`RuleError`]: why the rules refuse a command, with its stable code.
 
 use super::cards::{Card, Position};
-use super::moves::MoveKind;
-use super::state::{Seat, Stage};
+use super::stage::{MoveKind, Seat, Stage};
 
 /// Why a command is refused. [`RuleError::code`] is the stable machine-readable code, `Display` a
 /// sentence for people that names only cards the caller may see (the HTTP layer decides the

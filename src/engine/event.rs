@@ -4,12 +4,13 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::bots::BotKind;
+use super::bot_kind::BotKind;
 use super::cards::{Card, Position};
 use super::inputs::{ClientSeed, PlayerName};
 use super::moves::Source;
 use super::rules::Rules;
-use super::state::{EndReason, Seat};
+use super::stage::Seat;
+use super::state::EndReason;
 
 /// One log entry's `type` and `data`: serialized as `{"type": "card_drawn", "data": {...}}`.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, ToSchema)]

@@ -1,8 +1,11 @@
-//! The validated inputs of a player who joins: [`PlayerName`] and [`ClientSeed`].
+//! What a client gives, checked, each refusal a [`RuleError`]: a joining player's [`PlayerName`]
+//! and [`ClientSeed`], a grid [`Position`] given as an integer (in a move, or read from JSON) and
+//! an explicit deck ([`parse_deck`]).
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 use utoipa::ToSchema;
 
+use super::cards::{Card, Position, UnknownCard, canonical_deck};
 use super::error::RuleError;
 
 /// A player's name: 1 to 40 Unicode scalar values after trimming white space at both ends, with
@@ -91,4 +94,57 @@ impl From<ClientSeed> for String {
     fn from(seed: ClientSeed) -> String {
         seed.0
     }
+}
+
+impl Position {
+    /// The position `value`, or [`RuleError::PositionOutOfRange`] unless `value < 6`.
+    pub fn new(value: u8) -> Result<Position, RuleError> {
+        Position::try_from(i64::from(value))
+    }
+}
+
+impl TryFrom<i64> for Position {
+    type Error = RuleError;
+
+    /// Any integer, as received from a client; out of 0..6 is [`RuleError::PositionOutOfRange`].
+    fn try_from(value: i64) -> Result<Position, RuleError> {
+        if (0..6).contains(&value) {
+            Ok(Position::ALL[value as usize])
+        } else {
+            Err(RuleError::PositionOutOfRange(value))
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Position {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Position, D::Error> {
+        let value = i64::deserialize(deserializer)?;
+        Position::try_from(value).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Parses a full deck given as 52 codes, which must be a permutation of the 52 cards.
+///
+/// Fails with [`RuleError::InvalidDeck`] naming the problem: wrong length, unknown code or duplicate.
+pub fn parse_deck(codes: &[String]) -> Result<[Card; 52], RuleError> {
+    if codes.len() != 52 {
+        return Err(RuleError::InvalidDeck(format!(
+            "a deck lists 52 cards, this one lists {}",
+            codes.len()
+        )));
+    }
+    let mut deck = canonical_deck();
+    let mut seen = [false; 52];
+    for (slot, code) in deck.iter_mut().zip(codes) {
+        let card: Card = code
+            .parse()
+            .map_err(|e: UnknownCard| RuleError::InvalidDeck(e.to_string()))?;
+        if std::mem::replace(&mut seen[card.index() as usize], true) {
+            return Err(RuleError::InvalidDeck(format!(
+                "the card {card} appears twice"
+            )));
+        }
+        *slot = card;
+    }
+    Ok(deck)
 }

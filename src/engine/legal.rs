@@ -1,14 +1,15 @@
 //! Which moves a seat may make: the checks of a move's turn, stage and values that
-//! [`decide`](fn@super::decide) and [`parse_move`](super::parse_move) run, and the lists of legal
-//! moves built from the same checks ([`legal_move_list`], [`legal_moves`]).
+//! [`decide`](fn@super::decide) and [`parse_move`] (a client's request made a move) run, and the
+//! lists of legal moves built from the same checks ([`legal_move_list`], [`legal_moves`]).
 
 use std::ops::Deref;
 
 use super::cards::Position;
 use super::error::RuleError;
-use super::moves::{Move, MoveKind, Source};
+use super::moves::{Move, MoveRequest, Source};
 use super::rules::FlipRule;
-use super::state::{Drawn, Player, Seat, Stage, State, Status};
+use super::stage::{MoveKind, Seat, Stage};
+use super::state::{Drawn, Player, State, Status};
 
 /// A short list of moves kept inline (no allocation): the legal moves of one seat.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -82,6 +83,23 @@ pub(super) fn check_turn(state: &State, seat: Seat, kind: MoveKind) -> Result<()
         },
         Some(Stage::HoleOver) | None => Err(wrong_stage),
     }
+}
+
+/// Turns a client's request into a [`Move`] of `seat`, reporting errors in API.md's order: the
+/// game's state, then whose turn it is, then the stage, and only then the values
+/// (`position_out_of_range`, `invalid_reveal`). [`decide`](fn@super::decide) checks the rest.
+///
+/// A seat a bot took is refused first (`seat_taken_by_bot`): it is no longer the client's.
+pub fn parse_move(state: &State, seat: Seat, request: &MoveRequest) -> Result<Move, RuleError> {
+    if state
+        .players
+        .get(usize::from(seat))
+        .is_some_and(|player| player.bot.is_some())
+    {
+        return Err(RuleError::SeatTakenByBot(seat));
+    }
+    check_turn(state, seat, request.kind())?;
+    Move::try_from(request)
 }
 
 /// Whether `stage` takes moves of type `kind`.

@@ -1,30 +1,46 @@
 //! The rules engine: pure, synchronous and deterministic (no I/O, no clock, no OS randomness).
 //!
 //! It owns the rules of six-card Golf and the fair-shuffle protocol of RULES.md, and the shapes
-//! of API.md's moves, views and log events:
-//! - [`cards`]: cards, codes like `"10H"`, grid positions;
-//! - [`rules`]: a game's size and rule options, their limits, the log format;
-//! - [`inputs`]: a joining player's name and client seed;
-//! - [`time`]: the timestamps of log entries;
-//! - [`deadline`]: turn timeouts, when a bot may take the seats to play;
-//! - [`state`]: the state of a game, hidden cards included;
-//! - [`event`]: the events the log records;
-//! - [`moves`]: moves (and the requests they come from) and commands;
-//! - [`error`]: why the rules refuse a command;
-//! - [`legal`]: which moves a seat may make;
-//! - `turn` (private): how a turn ends, for `decide` and `apply`;
-//! - [`decide`](mod@decide): a command checked against the state, and the events it causes;
-//! - [`apply`](mod@apply): an event folded into the state, and `execute` (decide, then apply);
-//! - [`replay`](mod@replay): a log re-decided command by command and compared with the rules;
-//! - [`shuffle`]: the commitment, the effective seed and the audited Fisher–Yates shuffle;
-//! - [`score`]: points of cards, columns and grids;
-//! - [`view`](mod@view): what each viewer may see (the only place that redacts) and the bots' observation;
-//! - [`bots`]: the `random` and `greedy` strategies, and the driver that plays bot turns.
+//! of API.md's moves, views and log events. Its modules are layered, in this order: a module
+//! imports only modules of earlier layers, never one of its own layer or of a later one.
+//! 1. Plain data:
+//!    - [`cards`]: cards, codes like `"10H"`, grid positions;
+//!    - [`time`]: the timestamps of log entries;
+//!    - [`stage`]: seat numbers, the stages of a hole and the kinds of move;
+//!    - [`bot_kind`]: which strategy plays a bot's seat.
+//! 2. What the data gives:
+//!    - [`error`]: why the rules refuse a command;
+//!    - [`score`]: points of cards, columns and grids;
+//!    - [`shuffle`]: the commitment, the effective seed and the audited Fisher–Yates shuffle;
+//!    - [`secrets`]: the server seed and explicit decks, kept outside the log.
+//! 3. What a game is created and joined with:
+//!    - [`inputs`]: what a client gives, checked: a joining player's name and client seed, a
+//!      position, an explicit deck;
+//!    - [`rules`]: a game's size and rule options, their limits, the log format.
+//! 4. Moves and commands:
+//!    - [`moves`]: moves (and the requests they come from) and commands.
+//! 5. The state:
+//!    - [`state`]: the state of a game, hidden cards included.
+//! 6. What the state allows and records:
+//!    - [`event`]: the events the log records;
+//!    - [`legal`]: which moves a seat may make, and a client's request checked into a move;
+//!    - `turn` (private): how a turn ends, for `decide` and `apply`;
+//!    - [`deadline`]: turn timeouts, when a bot may take the seats to play.
+//! 7. The rules at work:
+//!    - [`decide`](mod@decide): a command checked against the state, and the events it causes.
+//! 8. Their results:
+//!    - [`apply`](mod@apply): an event folded into the state, and `execute` (decide, then apply);
+//!    - [`view`](mod@view): what each viewer may see (the only place that redacts) and the bots'
+//!      observation.
+//! 9. On top:
+//!    - [`bots`]: the `random` and `greedy` strategies, and the driver that plays bot turns;
+//!    - [`replay`](mod@replay): a log re-decided command by command and compared with the rules.
 //!
 //! The server keeps the secrets ([`Secrets`]: the server seed, explicit decks) and the clock: it
 //! passes the secrets to [`decide()`] and the time of each log entry to [`apply()`].
 
 pub mod apply;
+pub mod bot_kind;
 pub mod bots;
 pub mod cards;
 pub mod deadline;
@@ -37,27 +53,32 @@ pub mod moves;
 pub mod replay;
 pub mod rules;
 pub mod score;
+pub mod secrets;
 pub mod shuffle;
+pub mod stage;
 pub mod state;
 pub mod time;
 mod turn;
 pub mod view;
 
 pub use apply::{apply, execute};
-pub use bots::{BotKind, choose, play_bot_move, play_bot_turns};
-pub use cards::{Card, Position, Rank, Suit, UnknownCard, canonical_deck, parse_deck};
+pub use bot_kind::BotKind;
+pub use bots::{choose, play_bot_move, play_bot_turns};
+pub use cards::{Card, Position, Rank, Suit, UnknownCard, canonical_deck};
 pub use deadline::{overdue_seats, turn_deadline};
-pub use decide::{Secrets, check_join, decide};
+pub use decide::{check_join, decide};
 pub use error::RuleError;
 pub use event::{Event, TakeoverReason};
-pub use inputs::{ClientSeed, PlayerName};
-pub use legal::{MoveList, legal_move_list, legal_moves};
-pub use moves::{Command, Move, MoveKind, MoveRequest, Source, parse_move};
+pub use inputs::{ClientSeed, PlayerName, parse_deck};
+pub use legal::{MoveList, legal_move_list, legal_moves, parse_move};
+pub use moves::{Command, Move, MoveRequest, Source};
 pub use replay::{LoggedEvent, ReplayError, replay, replay_prefix, replay_prefix_from};
 pub use rules::{
     FlipRule, LOG_FORMAT, MAX_TURNS_PER_SEAT, Rules, RulesInput, TURN_TIMEOUT_S, check_game_size,
 };
 pub use score::{card_points, column_score, grid_score};
-pub use state::{Drawn, EndReason, HoleResult, Player, Seat, Stage, State, Status};
+pub use secrets::Secrets;
+pub use stage::{MoveKind, Seat, Stage};
+pub use state::{Drawn, EndReason, HoleResult, Player, State, Status};
 pub use time::{InvalidTimestamp, Timestamp};
 pub use view::{DrawnView, Observation, PlayerView, View, Viewer, observe, redact_event, view};

@@ -1,19 +1,16 @@
 //! What players ask for: a [`Move`] (as a client sends it: [`MoveRequest`], checked by
-//! [`parse_move`]), its [`MoveKind`] and [`Source`], and the [`Command`]s the game takes.
-
-use std::fmt;
+//! [`parse_move`](super::parse_move)) and its [`Source`], and the [`Command`]s the game takes.
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::bots::BotKind;
+use super::bot_kind::BotKind;
 use super::cards::Position;
 use super::error::RuleError;
 use super::inputs::{ClientSeed, PlayerName};
-use super::legal::check_turn;
 use super::rules::Rules;
-use super::state::{Seat, State};
+use super::stage::{MoveKind, Seat};
 use super::time::Timestamp;
 
 /// Where a card is drawn from.
@@ -29,7 +26,7 @@ pub enum Source {
 /// A move, in the format of API.md (`{"type": "reveal", "positions": [p, q]}`, ...).
 ///
 /// Positions are [`Position`]s, so a `Move` never holds an out-of-range index: clients' moves
-/// arrive as a [`MoveRequest`] and become a `Move` through [`parse_move`] (or `TryFrom`), which
+/// arrive as a [`MoveRequest`] and become a `Move` through [`parse_move`](super::parse_move) (or `TryFrom`), which
 /// reports `position_out_of_range` as a [`RuleError`]. Deserializing a `Move` directly goes
 /// through [`MoveRequest`] too (so unknown fields are refused), and reports such errors as plain
 /// serde errors.
@@ -64,53 +61,6 @@ pub enum Move {
     Pass,
 }
 
-/// The type of a move, without its values.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum MoveKind {
-    /// `reveal`
-    Reveal,
-    /// `draw`
-    Draw,
-    /// `swap`
-    Swap,
-    /// `discard`
-    Discard,
-    /// `flip`
-    Flip,
-    /// `pass`
-    Pass,
-}
-
-impl MoveKind {
-    /// Every kind, in the order [`legal_moves`](super::legal_moves) lists them.
-    pub const ALL: [MoveKind; 6] = [
-        MoveKind::Reveal,
-        MoveKind::Draw,
-        MoveKind::Swap,
-        MoveKind::Discard,
-        MoveKind::Flip,
-        MoveKind::Pass,
-    ];
-
-    /// The `type` of the move in JSON.
-    pub const fn name(self) -> &'static str {
-        match self {
-            MoveKind::Reveal => "reveal",
-            MoveKind::Draw => "draw",
-            MoveKind::Swap => "swap",
-            MoveKind::Discard => "discard",
-            MoveKind::Flip => "flip",
-            MoveKind::Pass => "pass",
-        }
-    }
-}
-
-impl fmt::Display for MoveKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
 impl Move {
     /// The type of this move.
     pub const fn kind(&self) -> MoveKind {
@@ -127,7 +77,7 @@ impl Move {
 
 /// A move as a client sends it: the shape of [`Move`] with positions still raw integers, so that
 /// a request of the right shape parses (a 400 otherwise) and its values are judged by
-/// [`parse_move`] (a 422 `position_out_of_range` / `invalid_reveal`). `discard` and `pass` are
+/// [`parse_move`](super::parse_move) (a 422 `position_out_of_range` / `invalid_reveal`). `discard` and `pass` are
 /// empty struct variants so that serde rejects unknown fields on them too.
 ///
 /// The OpenAPI document describes the request body as a [`Move`]: the JSON is the same.
@@ -206,23 +156,6 @@ impl TryFrom<MoveRequest> for Move {
     fn try_from(request: MoveRequest) -> Result<Move, RuleError> {
         Move::try_from(&request)
     }
-}
-
-/// Turns a client's request into a [`Move`] of `seat`, reporting errors in API.md's order: the
-/// game's state, then whose turn it is, then the stage, and only then the values
-/// (`position_out_of_range`, `invalid_reveal`). [`decide`](fn@super::decide) checks the rest.
-///
-/// A seat a bot took is refused first (`seat_taken_by_bot`): it is no longer the client's.
-pub fn parse_move(state: &State, seat: Seat, request: &MoveRequest) -> Result<Move, RuleError> {
-    if state
-        .players
-        .get(usize::from(seat))
-        .is_some_and(|player| player.bot.is_some())
-    {
-        return Err(RuleError::SeatTakenByBot(seat));
-    }
-    check_turn(state, seat, request.kind())?;
-    Move::try_from(request)
 }
 
 /// What a client (or the server on its behalf) asks the game to do.

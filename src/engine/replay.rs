@@ -4,13 +4,17 @@
 //! a replay and an offline verifier all hand it the log as [`LoggedEvent`]s.
 
 use serde_json::Value;
+use uuid::Uuid;
 
 use super::apply::apply;
-use super::decide::{Secrets, decide};
+use super::decide::decide;
 use super::event::{Event, TakeoverReason};
 use super::moves::{Command, Move, Source};
+use super::rules::Rules;
+use super::secrets::Secrets;
 use super::shuffle;
-use super::state::{Seat, State};
+use super::stage::Seat;
+use super::state::State;
 use super::time::Timestamp;
 
 /// One entry of a game's log, decoded.
@@ -176,41 +180,27 @@ fn command_of(
 ) -> Result<Command, ReplayError> {
     let play = |seat: Seat, mv: Move| Ok(Command::Play { seat, mv });
     let (seq, kind) = (first.seq, first.event.kind());
-    match &first.event {
-        // The service commits to its server seed and marks a game stacked when it has explicit
-        // decks: both come from the secrets, so that the log must say so too.
+    match first.event {
         Event::GameCreated {
             game_id,
             seats,
             holes,
             rules,
             ..
-        } => Ok(Command::Create {
-            game_id: *game_id,
-            seats: *seats,
-            holes: *holes,
-            rules: *rules,
-            commitment: shuffle::commitment(&secrets.server_seed),
-            stacked: !secrets.decks.is_empty(),
-        }),
+        } => Ok(create_command(game_id, seats, holes, rules, secrets)),
         Event::PlayerJoined {
-            name,
+            ref name,
             bot,
-            client_seed,
+            ref client_seed,
             ..
         } => Ok(Command::Join {
             name: name.clone(),
-            bot: *bot,
+            bot,
             client_seed: client_seed.clone(),
         }),
         Event::CardsRevealed {
             seat, positions, ..
-        } => play(
-            *seat,
-            Move::Reveal {
-                positions: *positions,
-            },
-        ),
+        } => play(seat, Move::Reveal { positions }),
         // A reshuffle comes first in the events of the current seat's draw from an empty stock.
         Event::StockReshuffled { .. } => match state.current_seat {
             Some(seat) => play(
@@ -221,32 +211,38 @@ fn command_of(
             ),
             None => Err(ReplayError::ReshuffleOffTurn { seq, kind }),
         },
-        Event::CardDrawn { seat, source, .. } => play(*seat, Move::Draw { source: *source }),
-        Event::CardSwapped { seat, position, .. } => play(
-            *seat,
-            Move::Swap {
-                position: *position,
-            },
-        ),
-        Event::CardDiscarded { seat, .. } => play(*seat, Move::Discard),
-        Event::CardFlipped { seat, position, .. } => play(
-            *seat,
-            Move::Flip {
-                position: *position,
-            },
-        ),
-        Event::FlipDeclined { seat } => play(*seat, Move::Pass),
-        // A timeout is re-decided at the entry's time: the deadline must have passed by then.
-        Event::BotTookSeat { seat, reason, .. } => Ok(match reason {
-            TakeoverReason::Left => Command::Leave { seat: *seat },
-            TakeoverReason::TurnTimeout => Command::TimeOut {
-                seat: *seat,
-                now: first.at,
-            },
-        }),
+        Event::CardDrawn { seat, source, .. } => play(seat, Move::Draw { source }),
+        Event::CardSwapped { seat, position, .. } => play(seat, Move::Swap { position }),
+        Event::CardDiscarded { seat, .. } => play(seat, Move::Discard),
+        Event::CardFlipped { seat, position, .. } => play(seat, Move::Flip { position }),
+        Event::FlipDeclined { seat } => play(seat, Move::Pass),
+        Event::BotTookSeat { seat, reason, .. } => Ok(takeover_command(seat, reason, first.at)),
         Event::HoleDealt { .. } | Event::HoleEnded { .. } | Event::GameEnded { .. } => {
             Err(ReplayError::StartsNoCommand { seq, kind })
         }
+    }
+}
+
+/// The command that creates the game a `game_created` entry records. The service commits to its
+/// server seed and marks a game stacked when it has explicit decks: both come from the secrets,
+/// so that the log must say so too.
+fn create_command(game_id: Uuid, seats: u8, holes: u8, rules: Rules, secrets: &Secrets) -> Command {
+    Command::Create {
+        game_id,
+        seats,
+        holes,
+        rules,
+        commitment: shuffle::commitment(&secrets.server_seed),
+        stacked: !secrets.decks.is_empty(),
+    }
+}
+
+/// The command by which the greedy bot took `seat` for `reason`, logged `at`. A timeout is
+/// re-decided at the entry's time: the deadline must have passed by then.
+fn takeover_command(seat: Seat, reason: TakeoverReason, at: Timestamp) -> Command {
+    match reason {
+        TakeoverReason::Left => Command::Leave { seat },
+        TakeoverReason::TurnTimeout => Command::TimeOut { seat, now: at },
     }
 }
 

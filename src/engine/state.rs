@@ -1,19 +1,18 @@
-//! The state of a game, hidden cards included ([`State`], its [`Player`]s, [`Status`] and
-//! [`Stage`]): server-side only, rebuilt from the log by [`apply`](fn@super::apply).
+//! The state of a game, hidden cards included ([`State`], its [`Player`]s, [`Status`], the
+//! [`Drawn`] card, the last [`HoleResult`]): server-side only, rebuilt from the log by
+//! [`apply`](fn@super::apply).
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::bots::BotKind;
+use super::bot_kind::BotKind;
 use super::cards::Card;
 use super::inputs::{ClientSeed, PlayerName};
 use super::moves::Source;
 use super::rules::Rules;
+use super::stage::{Seat, Stage};
 use super::time::Timestamp;
-
-/// A seat number, `0..seats`, clockwise.
-pub type Seat = u8;
 
 /// Where a game is in its life.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize, ToSchema)]
@@ -37,22 +36,6 @@ impl Status {
             Status::Finished => "finished",
         }
     }
-}
-
-/// The stage of the current hole.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Stage {
-    /// The initial reveal: every seat that has not revealed two cards may do so; nobody's turn.
-    Reveal,
-    /// The current seat draws.
-    Draw,
-    /// The current seat swaps the drawn card, or discards it if it came from the stock.
-    Place,
-    /// The current seat flips a face-down card (or passes, under `optional`).
-    Flip,
-    /// The hole is over (and, once finished, the game).
-    HoleOver,
 }
 
 /// Why a hole ended.

@@ -2,7 +2,8 @@
 //! [`apply`](fn@super::apply), which moves the turn on.
 
 use super::rules::FlipRule;
-use super::state::{EndReason, Seat, State};
+use super::stage::Seat;
+use super::state::{EndReason, State};
 
 /// Whether a discard by `seat` is followed by a flip stage.
 pub(super) fn flip_follows(state: &State, seat: Seat) -> bool {

@@ -8,14 +8,15 @@ use serde_json::Value;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::bots::BotKind;
+use super::bot_kind::BotKind;
 use super::cards::Card;
 use super::deadline::turn_deadline;
 use super::event::Event;
 use super::legal::{MoveList, legal_move_list, legal_moves};
 use super::moves::{Move, Source};
 use super::rules::Rules;
-use super::state::{HoleResult, Seat, Stage, State, Status};
+use super::stage::{Seat, Stage};
+use super::state::{Drawn, HoleResult, State, Status};
 use super::time::Timestamp;
 
 /// Who is looking.
@@ -123,26 +124,6 @@ fn is_seat(viewer: Viewer, seat: Seat) -> bool {
 /// The view of `state` for `viewer`. A seat viewer's view adds `you` and `legal_moves`.
 pub fn view(state: &State, viewer: Viewer) -> View {
     let started = state.stage.is_some();
-    let players = state
-        .players
-        .iter()
-        .enumerate()
-        .map(|(seat, p)| PlayerView {
-            seat: seat as Seat,
-            name: p.name.as_str().to_owned(),
-            bot: p.bot,
-            client_seed: p.client_seed.as_str().to_owned(),
-            grid: std::array::from_fn(|i| (started && p.face_up[i]).then_some(p.grid[i])),
-            revealed_count: if started { p.face_up_count() as u8 } else { 0 },
-            hole_scores: p.hole_scores.clone(),
-            total: p.total,
-        })
-        .collect();
-    let drawn = state.drawn.map(|d| DrawnView {
-        seat: d.seat,
-        source: d.source,
-        card: (d.source == Source::Discard || is_seat(viewer, d.seat)).then_some(d.card),
-    });
     // A seat's replay of an entry from before it joined is still its view: it may not move yet.
     let you = match viewer {
         Viewer::Seat(seat) => Some(seat),
@@ -164,18 +145,53 @@ pub fn view(state: &State, viewer: Viewer) -> View {
         discard_top: state.discard.last().copied(),
         discard_count: state.discard.len() as u32,
         stock_count: state.stock.len() as u32,
-        players,
-        drawn,
+        players: player_views(state),
+        drawn: state.drawn.map(|drawn| drawn_view(drawn, viewer)),
         last_hole: state.last_hole.clone(),
         turn_started_at: state.turn_started_at,
         turn_deadline: turn_deadline(state),
         winners: state.winners.clone(),
         you,
-        // A seat a bot took keeps its view, but its moves are the bot's now.
-        legal_moves: you.map(|seat| match state.players.get(usize::from(seat)) {
-            Some(player) if player.bot.is_some() => Vec::new(),
-            _ => legal_moves(state, seat),
-        }),
+        legal_moves: you.map(|seat| seat_moves(state, seat)),
+    }
+}
+
+/// Every seat as anyone sees it: face-up cards only (none before the first deal).
+fn player_views(state: &State) -> Vec<PlayerView> {
+    let started = state.stage.is_some();
+    state
+        .players
+        .iter()
+        .enumerate()
+        .map(|(seat, p)| PlayerView {
+            seat: seat as Seat,
+            name: p.name.as_str().to_owned(),
+            bot: p.bot,
+            client_seed: p.client_seed.as_str().to_owned(),
+            grid: std::array::from_fn(|i| (started && p.face_up[i]).then_some(p.grid[i])),
+            revealed_count: if started { p.face_up_count() as u8 } else { 0 },
+            hole_scores: p.hole_scores.clone(),
+            total: p.total,
+        })
+        .collect()
+}
+
+/// The drawn card as `viewer` sees it: a card from the stock only by its drawer.
+fn drawn_view(drawn: Drawn, viewer: Viewer) -> DrawnView {
+    DrawnView {
+        seat: drawn.seat,
+        source: drawn.source,
+        card: (drawn.source == Source::Discard || is_seat(viewer, drawn.seat))
+            .then_some(drawn.card),
+    }
+}
+
+/// The moves `seat` may make, as its own view lists them: a seat a bot took keeps its view, but
+/// its moves are the bot's now.
+fn seat_moves(state: &State, seat: Seat) -> Vec<Move> {
+    match state.players.get(usize::from(seat)) {
+        Some(player) if player.bot.is_some() => Vec::new(),
+        _ => legal_moves(state, seat),
     }
 }
 
