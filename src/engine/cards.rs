@@ -173,9 +173,9 @@ pub fn canonical_deck() -> [Card; 52] {
 
 /// A position in a grid, 0..6, row-major: top row `0 1 2`, bottom row `3 4 5`.
 ///
-/// Serialized as an integer. An integer from outside (a client's, or one read from JSON) becomes
-/// a position through the range check of [`inputs`](super::inputs): `Position::new`,
-/// `TryFrom<i64>` and `Deserialize`.
+/// Serialized as an integer; deserializing a value out of range fails.
+// The range check (`Position::new`, `TryFrom<i64>`, `Deserialize`) is in `inputs`, with the
+// other checks of what a client sends: this doc is also the schema's description.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug, ToSchema)]
 #[schema(value_type = u8, minimum = 0, maximum = 5)]
 pub struct Position(u8);
