@@ -1,7 +1,8 @@
-//! The catalog of problem `code`s, the one table from a code to its HTTP status: every code the
-//! service answers, its status, what it means and what a client should do about it. Errors take
-//! their status from it ([`crate::api::problem::ApiError::new`]); the OpenAPI document
-//! (`Problem.code`, and the problem responses) and the page `GET /problems` are made from it.
+//! The catalog of problem codes: the one table from each `code` to its HTTP status, its meaning
+//! and what a client should do about it.
+//!
+//! Errors take their status from it ([`crate::api::problem::ApiError::new`]); the OpenAPI
+//! document (`Problem.code`, the problem responses) and the page `GET /problems` are made from it.
 
 use std::fmt::Write;
 
@@ -282,9 +283,12 @@ pub const CODES: &[ProblemCode] = &[
     ),
 ];
 
-/// The entry of `code`, if it is one.
-pub fn lookup(code: &str) -> Option<&'static ProblemCode> {
-    CODES.iter().find(|entry| entry.code == code)
+/// The entry of `code`. A code outside the catalog is a bug: a test checks those of the sources.
+pub fn entry(code: &str) -> &'static ProblemCode {
+    CODES
+        .iter()
+        .find(|entry| entry.code == code)
+        .unwrap_or_else(|| panic!("`{code}` is not in the catalog of problem codes"))
 }
 
 /// The catalog as a Markdown table, for the description of `Problem.code`.

@@ -1,6 +1,6 @@
 //! The parts of the OpenAPI document that several operations share, written once: the success
-//! responses with the headers their handlers set, and the headers; the problem responses are in
-//! `docs/problems.rs`.
+//! responses, with the headers their handlers set, and those headers; the problem responses are
+//! in [`problems`].
 
 use std::collections::BTreeMap;
 

@@ -1,4 +1,6 @@
-//! The tagged unions of the OpenAPI document as named schemas. utoipa derives `Move` and `Event`
+//! The named schemas of the OpenAPI document's tagged unions (moves, log entries) and of seats.
+//!
+//! utoipa derives `Move` and `Event`
 //! as `oneOf`s of anonymous objects, which generated clients name `MoveType0`, ...; here each
 //! variant becomes a component named after its `type` (`RevealMove`, `CardDrawnEntry` with its
 //! `CardDrawnData`, ...), and `Move` and `LogEntry` become `oneOf`s of those with a

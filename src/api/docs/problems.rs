@@ -1,7 +1,8 @@
-//! The problem responses of the document, each under the status that the catalog
-//! ([`crate::api::codes`]) gives its code: those that many operations share (bad bodies, a missing
-//! or wrong token, an unknown game, the rate limits, the database's failures), the examples of
-//! the others, made from the catalog, and the table of codes in `Problem.code`.
+//! The problem responses of the OpenAPI document, under the statuses of the catalog.
+//!
+//! Those that many operations share (bad bodies, a missing or wrong token, an unknown game, the
+//! rate limits, the database's failures) are written here; the others get their examples from
+//! the catalog ([`crate::api::codes`]), and `Problem.code` its table of codes.
 
 use utoipa::openapi::example::{Example, ExampleBuilder};
 use utoipa::openapi::schema::Schema;
@@ -122,8 +123,7 @@ pub(super) fn problem(example: ApiError, says: &str) -> (u16, ResponseBuilder) {
 
 /// The problem of `code` as the catalog describes it: its meaning as the detail.
 fn catalog_example(code: &str) -> ApiError {
-    let entry = codes::lookup(code).unwrap_or_else(|| panic!("{code} is not in the catalog"));
-    ApiError::new(entry.code, entry.meaning)
+    ApiError::new(code, codes::entry(code).meaning)
 }
 
 /// The example of a problem response that answers `problem`, summed up by its detail.
