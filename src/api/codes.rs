@@ -1,19 +1,11 @@
-//! The catalog of problem `code`s: every code the service answers, its status, what it means and
-//! what a client should do about it. The OpenAPI document (`Problem.code`, and the examples of
-//! problem responses) and the page `GET /problems` are made from it; a test checks that every
-//! code the sources can answer is here.
+//! The catalog of problem codes: the one table from each `code` to its HTTP status, its meaning
+//! and what a client should do about it.
+//!
+//! Errors take their status from it ([`crate::api::problem::ApiError::new`]); the OpenAPI
+//! document (`Problem.code`, the problem responses) and the page `GET /problems` are made from it.
 
 use std::fmt::Write;
 
-use actix_web::http::StatusCode;
-use actix_web::http::header::ContentType;
-use actix_web::{HttpResponse, get};
-use utoipa::ToSchema;
-use utoipa::openapi::schema::Schema;
-use utoipa::openapi::{Components, RefOr, Response};
-
-use crate::api::docs;
-use crate::api::problem::{ApiError, Problem};
 use Remedy::{Authenticate, FixRequest, Reload, Report, RetryLater};
 
 /// What a client should do about a problem.
@@ -291,9 +283,12 @@ pub const CODES: &[ProblemCode] = &[
     ),
 ];
 
-/// The entry of `code`, if it is one.
-pub fn lookup(code: &str) -> Option<&'static ProblemCode> {
-    CODES.iter().find(|entry| entry.code == code)
+/// The entry of `code`. A code outside the catalog is a bug: a test checks those of the sources.
+pub fn entry(code: &str) -> &'static ProblemCode {
+    CODES
+        .iter()
+        .find(|entry| entry.code == code)
+        .unwrap_or_else(|| panic!("`{code}` is not in the catalog of problem codes"))
 }
 
 /// The catalog as a Markdown table, for the description of `Problem.code`.
@@ -333,40 +328,6 @@ fn html(text: &str) -> String {
     out
 }
 
-/// Documents every problem code in the description of `Problem.code`.
-pub fn describe(components: &mut Components) {
-    let Some(RefOr::T(Schema::Object(problem))) =
-        components.schemas.get_mut(Problem::name().as_ref())
-    else {
-        panic!("Problem is a component");
-    };
-    let Some(RefOr::T(Schema::Object(code))) = problem.properties.get_mut("code") else {
-        panic!("Problem has a code");
-    };
-    code.description = Some(markdown());
-}
-
-/// Gives a problem response that has no example one per code its description names
-/// (`"not_your_turn, wrong_stage: ..."`), made from the catalog.
-pub fn exemplify(response: &mut Response) {
-    let named = response.description.split(':').next().unwrap_or_default();
-    let Some(RefOr::T(content)) = response.content.get_mut("application/problem+json") else {
-        return;
-    };
-    if content.example.is_some() || !content.examples.is_empty() {
-        return;
-    }
-    for name in named.split(',').map(str::trim) {
-        let entry = lookup(name).unwrap_or_else(|| panic!("{name} is not in the catalog"));
-        let status = StatusCode::from_u16(entry.status).expect("a catalog status is a status");
-        let problem = ApiError::new(status, entry.code, entry.meaning).problem();
-        let example = docs::problem_example(&problem);
-        content
-            .examples
-            .insert(entry.code.to_owned(), RefOr::T(example));
-    }
-}
-
 /// The page `GET /problems`: the catalog as a self-contained HTML page.
 pub fn page() -> String {
     let mut rows = String::new();
@@ -393,14 +354,4 @@ pub fn page() -> String {
          </p>\n<table><thead><tr><th>code</th><th>status</th><th>meaning</th><th>what to do</th>\
          </tr></thead><tbody>\n{rows}</tbody></table>\n</body></html>\n"
     )
-}
-
-/// The problem codes: every `code` an error answer may carry, what it means and what to do.
-#[utoipa::path(tag = "operations", responses(docs::ProblemsPage))]
-#[get("/problems")]
-pub async fn problems() -> HttpResponse {
-    HttpResponse::Ok()
-        .content_type(ContentType::html())
-        .insert_header(("Cache-Control", "no-cache"))
-        .body(page())
 }

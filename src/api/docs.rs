@@ -1,11 +1,9 @@
 //! The parts of the OpenAPI document that several operations share, written once: the success
-//! responses with the headers their handlers set, the problems that many operations answer (their
-//! examples are the problems [`crate::api::problem`] really sends; the shared problem responses
-//! are in `docs/problems.rs`), and the headers.
+//! responses, with the headers their handlers set, and those headers; the problem responses are
+//! in [`problems`].
 
 use std::collections::BTreeMap;
 
-use utoipa::openapi::example::{Example, ExampleBuilder};
 use utoipa::openapi::link::{Link, LinkBuilder};
 use utoipa::openapi::{
     ContentBuilder, Header, HeaderBuilder, Object, ObjectBuilder, OpenApi, Ref, RefOr, Response,
@@ -14,7 +12,6 @@ use utoipa::openapi::{
 use utoipa::{IntoResponses, ToSchema};
 
 use crate::api::codes;
-use crate::api::problem::{ApiError, Problem};
 use crate::engine::View;
 use crate::service::{Audit, CreatedGame, EventsPage, Joined, LobbyPage, ServiceError};
 
@@ -196,29 +193,6 @@ fn not_modified() -> ResponseBuilder {
     ResponseBuilder::new()
         .description("Unchanged since If-None-Match: no body")
         .etag()
-}
-
-/// The example of a problem response that answers `problem`, summed up by its detail.
-pub fn problem_example(problem: &Problem) -> Example {
-    ExampleBuilder::new()
-        .summary(problem.detail.clone())
-        .value(Some(
-            serde_json::to_value(problem).expect("a problem serializes"),
-        ))
-        .build()
-}
-
-/// A problem response: `description`, and `example` as its example, named by its code.
-fn problem(description: &str, example: ApiError) -> ResponseBuilder {
-    let problem = example.problem();
-    let example = problem_example(&problem);
-    ResponseBuilder::new().description(description).content(
-        "application/problem+json",
-        ContentBuilder::new()
-            .schema(Some(Ref::from_schema_name(Problem::name())))
-            .examples_from_iter([(problem.code, example)])
-            .build(),
-    )
 }
 
 fn responses<const N: usize>(entries: [(u16, ResponseBuilder); N]) -> ResponseMap {
@@ -487,12 +461,9 @@ impl IntoResponses for LogExported {
             .with(&CACHE_IMMUTABLE);
         responses([
             (200, ndjson),
-            (
-                409,
-                problem(
-                    "not_finished: the game is not finished yet",
-                    ServiceError::NotFinished.into(),
-                ),
+            problems::problem(
+                ServiceError::NotFinished.into(),
+                "the game is not finished yet",
             ),
         ])
     }
@@ -509,7 +480,7 @@ impl IntoResponses for ProblemsPage {
                 "text/html; charset=utf-8",
                 ContentBuilder::new()
                     .schema(Some(Object::with_type(Type::String)))
-                    .example(Some(crate::api::codes::page().into()))
+                    .example(Some(codes::page().into()))
                     .build(),
             )
             .no_cache();
@@ -517,8 +488,9 @@ impl IntoResponses for ProblemsPage {
     }
 }
 
-/// Completes the document: defines the headers that responses refer to, and documents the one
-/// set outside the handlers, `X-Request-Id`, on every response (see `startup`).
+/// Completes the document: defines the headers that responses refer to, documents the one set
+/// outside the handlers, `X-Request-Id`, on every response (see `startup`), and the problem codes
+/// (the table of `Problem.code`, and the examples of problem responses, checked against it).
 pub fn complete(spec: &mut OpenApi) {
     let components = spec.components.get_or_insert_with(Default::default);
     for header in DocumentedHeader::ALL {
@@ -526,7 +498,7 @@ pub fn complete(spec: &mut OpenApi) {
             .headers
             .insert(header.component.to_owned(), RefOr::T(header.definition()));
     }
-    codes::describe(components);
+    problems::describe_codes(components);
     for item in spec.paths.paths.values_mut() {
         let operations = [
             &mut item.get,
@@ -539,9 +511,9 @@ pub fn complete(spec: &mut OpenApi) {
             &mut item.trace,
         ];
         for operation in operations.into_iter().flatten() {
-            for response in operation.responses.responses.values_mut() {
+            for (status, response) in &mut operation.responses.responses {
                 if let RefOr::T(response) = response {
-                    codes::exemplify(response);
+                    problems::exemplify(status, response);
                     response.headers.insert(
                         REQUEST_ID.name.to_owned(),
                         RefOr::Ref(REQUEST_ID.reference()),

@@ -105,11 +105,7 @@ pub fn read_body(body: Result<Bytes, actix_web::Error>) -> Result<Bytes, ApiErro
             Some(actix_web::error::PayloadError::Io(io))
                 if io.kind() == std::io::ErrorKind::TimedOut =>
             {
-                ApiError::new(
-                    actix_web::http::StatusCode::REQUEST_TIMEOUT,
-                    "request_timeout",
-                    "The body did not arrive in time.",
-                )
+                ApiError::new("request_timeout", "The body did not arrive in time.")
             }
             _ => ApiError::malformed(format!("The body cannot be read: {error}")),
         },

@@ -82,10 +82,12 @@ impl Limits {
             return Ok(None);
         };
         self.streams.take(client).map(Some).ok_or_else(|| TooMany {
-            code: "too_many_streams",
-            detail: format!(
-                "This client holds {} open streams, the most it may: close one first.",
-                self.streams.max
+            problem: ApiError::new(
+                "too_many_streams",
+                format!(
+                    "This client holds {} open streams, the most it may: close one first.",
+                    self.streams.max
+                ),
             ),
             retry_after: STREAM_RETRY_AFTER,
         })
@@ -279,10 +281,12 @@ impl FromRequest for Admitted {
             rate.admit(client, Instant::now())
                 .map(|()| Admitted)
                 .map_err(|wait| TooMany {
-                    code: "rate_limited",
-                    detail: format!(
-                        "This client may create or join {} games a minute: try again later.",
-                        rate.per_min
+                    problem: ApiError::new(
+                        "rate_limited",
+                        format!(
+                            "This client may create or join {} games a minute: try again later.",
+                            rate.per_min
+                        ),
                     ),
                     retry_after: wait,
                 }),
@@ -293,8 +297,7 @@ impl FromRequest for Admitted {
 /// 429: a limit of this client is reached; `Retry-After` says in how many seconds to try again.
 #[derive(Debug)]
 pub struct TooMany {
-    code: &'static str,
-    detail: String,
+    problem: ApiError,
     retry_after: Duration,
 }
 
@@ -307,22 +310,17 @@ impl TooMany {
 
 impl std::fmt::Display for TooMany {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "429 {}: {}", self.code, self.detail)
+        self.problem.fmt(f)
     }
 }
 
 impl ResponseError for TooMany {
     fn status_code(&self) -> StatusCode {
-        StatusCode::TOO_MANY_REQUESTS
+        self.problem.status_code()
     }
 
     fn error_response(&self) -> HttpResponse {
-        let mut response = ApiError::new(
-            StatusCode::TOO_MANY_REQUESTS,
-            self.code,
-            self.detail.clone(),
-        )
-        .error_response();
+        let mut response = self.problem.error_response();
         response.headers_mut().insert(
             header::RETRY_AFTER,
             HeaderValue::from(self.retry_after_seconds()),
@@ -430,8 +428,7 @@ mod tests {
     #[test]
     fn retry_after_is_whole_seconds_rounded_up() {
         let too_many = |wait| TooMany {
-            code: "rate_limited",
-            detail: String::new(),
+            problem: ApiError::new("rate_limited", ""),
             retry_after: wait,
         };
         assert_eq!(too_many(Duration::from_millis(1)).retry_after_seconds(), 1);

@@ -1,7 +1,8 @@
 //! The HTTP layer: routes, request and response types, problem errors and the OpenAPI document.
 //!
 //! # Layout
-//! - `mod.rs`: the routes, the OpenAPI document's frame, `HEAD`, 404 and 405;
+//! - `mod.rs`: the routes, the OpenAPI document's frame, the pages that document the API
+//!   (`/openapi.json`, `/docs`, `/problems`), `HEAD`, 404 and 405;
 //! - one file per resource: [`games`] (create, lobby, cancel, views), [`players`] (join),
 //!   [`moves`], [`leave`], [`log`] (pages and replays), [`export`] (a finished game's log as NDJSON),
 //!   [`audit`] (where the log stands, and whether a finished one checks out),
@@ -11,7 +12,7 @@
 //! - [`http`]: bodies, tokens, `Idempotency-Key`, `If-Match`, `ETag`, private caching;
 //! - [`problem`]: the one place where failures become problem+json;
 //! - [`docs`]: the shared responses and examples of the OpenAPI document;
-//! - [`codes`]: the catalog of problem codes, and its page `/problems`;
+//! - [`codes`]: the catalog of problem codes, the one table from a code to its status;
 //! - [`schemas`]: the named schemas of moves and log entries;
 //! - [`webapp`]: the web client at `/` (not part of the API or its document).
 
@@ -34,10 +35,11 @@ pub mod webapp;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ResourceDef, ServiceRequest, ServiceResponse};
-use actix_web::http::{Method, StatusCode, header};
+use actix_web::http::Method;
+use actix_web::http::header::{self, ContentType};
 use actix_web::middleware::Next;
 use actix_web::web::{self, Data};
-use actix_web::{App, HttpRequest, HttpResponse, ResponseError};
+use actix_web::{App, HttpRequest, HttpResponse, ResponseError, get};
 use tokio_util::sync::CancellationToken;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
@@ -133,7 +135,7 @@ fn routes(config: &mut ServiceConfig) {
         .service(health::healthz)
         .service(health::readyz)
         .service(health::metrics)
-        .service(codes::problems);
+        .service(problems);
 }
 
 /// The OpenAPI document of the service, as `/openapi.json` serves it.
@@ -244,7 +246,6 @@ async fn no_route(
     if let Some(methods) = routes.methods_of(request.path()) {
         let allow = methods.join(", ");
         let mut response = ApiError::new(
-            StatusCode::METHOD_NOT_ALLOWED,
             "method_not_allowed",
             format!(
                 "{} answers {allow}, not {}.",
@@ -263,6 +264,16 @@ async fn no_route(
         request.method(),
         request.path()
     )))
+}
+
+/// The problem codes: every `code` an error answer may carry, what it means and what to do.
+#[utoipa::path(tag = "operations", responses(docs::ProblemsPage))]
+#[get("/problems")]
+async fn problems() -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type(ContentType::html())
+        .insert_header(("Cache-Control", "no-cache"))
+        .body(codes::page())
 }
 
 /// `/docs` without its slash: the interactive page lives under `/docs/`.

@@ -1,4 +1,5 @@
-//! RFC 9457 problem details: the one place where failures become HTTP responses.
+//! RFC 9457 problem details: the one place where failures become HTTP responses, each with the
+//! status that the catalog ([`crate::api::codes`]) gives its code.
 
 use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
@@ -9,7 +10,7 @@ use actix_web::{HttpResponse, ResponseError};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::engine::RuleError;
+use crate::api::codes;
 use crate::service::ServiceError;
 use crate::store::StoreError;
 
@@ -37,7 +38,7 @@ pub struct Problem {
 }
 
 /// The media type of problems.
-const PROBLEM_JSON: &str = "application/problem+json";
+pub const PROBLEM_JSON: &str = "application/problem+json";
 
 /// An error that the HTTP layer reports as a problem.
 #[derive(Debug, Clone)]
@@ -48,24 +49,25 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    /// A problem with the given status, stable code and human detail.
-    pub fn new(status: StatusCode, code: &'static str, detail: impl Into<String>) -> Self {
+    /// A problem with a stable `code` of the catalog, the status the catalog gives it, and a
+    /// human detail.
+    pub fn new(code: &str, detail: impl Into<String>) -> Self {
+        let entry = codes::entry(code);
         ApiError {
-            status,
-            code,
+            status: StatusCode::from_u16(entry.status).expect("a catalog status is a status"),
+            code: entry.code,
             detail: detail.into(),
         }
     }
 
     /// 400 `malformed_request`: the request does not parse into its expected shape.
     pub fn malformed(detail: impl Into<String>) -> Self {
-        Self::new(StatusCode::BAD_REQUEST, "malformed_request", detail)
+        Self::new("malformed_request", detail)
     }
 
     /// 413 `payload_too_large`: the body is over [`crate::api::MAX_BODY_BYTES`].
     pub fn payload_too_large() -> Self {
         Self::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
             "payload_too_large",
             format!(
                 "The body is larger than {} bytes.",
@@ -76,18 +78,17 @@ impl ApiError {
 
     /// 401 `unauthorized`: a missing token where one is needed, or one that is not of this game.
     pub fn unauthorized(detail: impl Into<String>) -> Self {
-        Self::new(StatusCode::UNAUTHORIZED, "unauthorized", detail)
+        Self::new("unauthorized", detail)
     }
 
     /// 404 `not_found`.
     pub fn not_found(detail: impl Into<String>) -> Self {
-        Self::new(StatusCode::NOT_FOUND, "not_found", detail)
+        Self::new("not_found", detail)
     }
 
     /// 503 `unavailable`: the database cannot be reached.
     pub fn unavailable() -> Self {
         Self::new(
-            StatusCode::SERVICE_UNAVAILABLE,
             "unavailable",
             "The database is unavailable; try again shortly.",
         )
@@ -97,7 +98,6 @@ impl ApiError {
     /// to the game got there first); the request changed nothing.
     pub fn write_conflict() -> Self {
         Self::new(
-            StatusCode::CONFLICT,
             "write_conflict",
             "The game changed while this request was being written, and nothing was applied: \
              reload it and try again.",
@@ -112,7 +112,6 @@ impl ApiError {
     /// 500 `internal_error`: a fault of ours; the reason goes to the log, not to the client.
     pub fn internal() -> Self {
         Self::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
             "internal_error",
             "The server failed to handle this request.",
         )
@@ -206,7 +205,6 @@ impl From<StoreError> for ApiError {
         match error {
             StoreError::NotFound => ApiError::not_found("There is no such game."),
             StoreError::NotWaiting => ApiError::new(
-                StatusCode::CONFLICT,
                 "game_not_waiting",
                 "The game has started: only a waiting game can be cancelled.",
             ),
@@ -221,7 +219,6 @@ impl From<StoreError> for ApiError {
             StoreError::Busy => {
                 tracing::warn!("another writer held the database past the lock timeout");
                 ApiError::new(
-                    StatusCode::CONFLICT,
                     "database_busy",
                     "Another request held this game's data for too long, and nothing was \
                      applied: try again.",
@@ -243,63 +240,24 @@ impl From<ServiceError> for ApiError {
             ServiceError::NotFound(_) => ApiError::not_found(detail),
             ServiceError::Unauthorized(_) => ApiError::unauthorized(detail),
             ServiceError::Malformed(_) => ApiError::malformed(detail),
-            ServiceError::StaleVersion { .. } => {
-                ApiError::new(StatusCode::PRECONDITION_FAILED, "stale_version", detail)
-            }
-            ServiceError::IdempotencyKeyReused => ApiError::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "idempotency_key_reused",
-                detail,
-            ),
-            ServiceError::NotFinished => {
-                ApiError::new(StatusCode::CONFLICT, "not_finished", detail)
-            }
-            ServiceError::OutOfRange(_) => {
-                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "out_of_range", detail)
-            }
+            ServiceError::StaleVersion { .. } => ApiError::new("stale_version", detail),
+            ServiceError::IdempotencyKeyReused => ApiError::new("idempotency_key_reused", detail),
+            ServiceError::NotFinished => ApiError::new("not_finished", detail),
+            ServiceError::OutOfRange(_) => ApiError::new("out_of_range", detail),
             ServiceError::Internal(reason) => {
                 tracing::error!(%reason, "server fault");
                 ApiError::internal()
             }
-            ServiceError::Rule(rule) => ApiError::new(rule_status(&rule), rule.code(), detail),
+            ServiceError::Rule(rule) => ApiError::new(rule.code(), detail),
             ServiceError::Store(store) => store.into(),
         }
-    }
-}
-
-/// The status of a rule violation: 404 for a missing game, 409 for a conflict with the game's
-/// state (whose turn, which stage, full, not started, finished), 422 for values that break a
-/// range or a rule.
-fn rule_status(rule: &RuleError) -> StatusCode {
-    match rule {
-        RuleError::NotCreated => StatusCode::NOT_FOUND,
-        RuleError::AlreadyCreated
-        | RuleError::GameFull
-        | RuleError::GameNotStarted
-        | RuleError::GameFinished
-        | RuleError::NotYourTurn { .. }
-        | RuleError::WrongStage { .. }
-        | RuleError::AlreadyRevealed(_)
-        | RuleError::SeatTakenByBot(_)
-        | RuleError::TurnNotOver(_) => StatusCode::CONFLICT,
-        RuleError::NoSuchSeat(_)
-        | RuleError::PositionOutOfRange(_)
-        | RuleError::DuplicatePositions(_)
-        | RuleError::InvalidReveal(_)
-        | RuleError::PositionAlreadyRevealed(_)
-        | RuleError::MustSwapDiscardDraw(_)
-        | RuleError::FlipRequired
-        | RuleError::InvalidName(_)
-        | RuleError::InvalidClientSeed(_)
-        | RuleError::InvalidDeck(_)
-        | RuleError::InvalidGameOptions(_) => StatusCode::UNPROCESSABLE_ENTITY,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{Card, MoveKind, Position, Stage};
+    use crate::engine::{Card, MoveKind, Position, RuleError, Stage};
 
     fn problem_of(error: impl Into<ServiceError>) -> Problem {
         ApiError::from(error.into()).problem()
@@ -361,11 +319,6 @@ mod tests {
             let problem = problem_of(rule);
             assert_eq!(problem.status, status, "{code}");
             assert_eq!(problem.code, code);
-            let documented = crate::api::codes::lookup(code).expect("the code is documented");
-            assert_eq!(
-                documented.status, status,
-                "{code} is documented with its status"
-            );
             assert_eq!(
                 problem.detail, sentence,
                 "the engine's sentence reaches the client"

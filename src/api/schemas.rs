@@ -1,4 +1,6 @@
-//! The tagged unions of the OpenAPI document as named schemas. utoipa derives `Move` and `Event`
+//! The named schemas of the OpenAPI document's tagged unions (moves, log entries) and of seats.
+//!
+//! utoipa derives `Move` and `Event`
 //! as `oneOf`s of anonymous objects, which generated clients name `MoveType0`, ...; here each
 //! variant becomes a component named after its `type` (`RevealMove`, `CardDrawnEntry` with its
 //! `CardDrawnData`, ...), and `Move` and `LogEntry` become `oneOf`s of those with a
@@ -164,58 +166,66 @@ fn hex(description: &str, nullable: bool) -> ObjectBuilder {
         .description(Some(description))
 }
 
-/// The `...Entry` schema of one event: the entry's fields around the event's `data`.
+/// The `...Entry` schema of one event: the entry's fields around the event's `data`, all required.
 fn entry(tag: RefOr<Schema>, data: &str, description: Option<String>) -> Schema {
-    ObjectBuilder::new()
-        .description(description)
-        .property(
-            "seq",
-            ObjectBuilder::new()
-                .schema_type(Type::Integer)
-                .format(Some(SchemaFormat::KnownFormat(KnownFormat::Int64)))
-                .minimum(Some(1))
-                .description(Some("The entry's place in the log, from 1, without gaps")),
-        )
-        .required("seq")
-        .property(
-            "at",
-            ObjectBuilder::new()
-                .schema_type(Type::String)
-                .format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime)))
-                .description(Some(
-                    "When it happened: RFC 3339 UTC with six fractional digits, hashed verbatim",
-                )),
-        )
-        .required("at")
-        .property(DISCRIMINATOR, tag)
-        .required(DISCRIMINATOR)
-        .property("data", {
-            let mut data = Ref::from_schema_name(data);
-            data.description =
-                "The event's fields: hidden cards are null while the game runs".into();
-            data
-        })
-        .required("data")
-        .property(
+    let fields: [(&str, RefOr<Schema>); 6] = [
+        ("seq", seq().into()),
+        ("at", timestamp().into()),
+        (DISCRIMINATOR, tag),
+        ("data", event_data(data).into()),
+        (
             "salt",
             hex(
                 "The entry's salt (16 bytes): null while a field of `data` is hidden from the \
                  caller, which makes the hidden card impossible to guess from `hash`",
                 true,
-            ),
-        )
-        .required("salt")
-        .property(
+            )
+            .into(),
+        ),
+        (
             "hash",
             hex(
                 "The hash chain up to this entry (SHA-256): it covers the complete entry, \
                  hidden fields included, so it verifies once the game is finished",
                 false,
-            ),
+            )
+            .into(),
+        ),
+    ];
+    fields
+        .into_iter()
+        .fold(
+            ObjectBuilder::new().description(description),
+            |entry, (name, field)| entry.property(name, field).required(name),
         )
-        .required("hash")
         .build()
         .into()
+}
+
+/// An entry's `seq`.
+fn seq() -> ObjectBuilder {
+    ObjectBuilder::new()
+        .schema_type(Type::Integer)
+        .format(Some(SchemaFormat::KnownFormat(KnownFormat::Int64)))
+        .minimum(Some(1))
+        .description(Some("The entry's place in the log, from 1, without gaps"))
+}
+
+/// An entry's `at`.
+fn timestamp() -> ObjectBuilder {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime)))
+        .description(Some(
+            "When it happened: RFC 3339 UTC with six fractional digits, hashed verbatim",
+        ))
+}
+
+/// An entry's `data`: a reference to the `...Data` schema named `data`.
+fn event_data(data: &str) -> Ref {
+    let mut data = Ref::from_schema_name(data);
+    data.description = "The event's fields: hidden cards are null while the game runs".into();
+    data
 }
 
 /// Adds `LogEntry`, a discriminated union of `GameCreatedEntry`, ... with their `...Data`.
@@ -226,35 +236,10 @@ fn name_log_entries(schemas: &mut BTreeMap<String, RefOr<Schema>>) {
     for (name, schema) in referred {
         schemas.entry(name).or_insert(schema);
     }
-    let mut named = Vec::new();
-    for (kind, mut object) in variants(Event::schema()) {
-        let name = camel_case(&kind);
-        let (entry_name, data_name) = (format!("{name}Entry"), format!("{name}Data"));
-        let mut data = object
-            .properties
-            .remove("data")
-            .expect("an event has `data`");
-        if let RefOr::T(Schema::Object(data)) = &mut data {
-            data.description = object.description.clone();
-            // Every field is always sent, `null` when absent or hidden: required, not optional.
-            data.required = data.properties.keys().cloned().collect();
-        }
-        describe(
-            &mut object,
-            DISCRIMINATOR,
-            format!("Which event: always `{kind}`"),
-        );
-        let tag = object
-            .properties
-            .remove(DISCRIMINATOR)
-            .expect("an event has a `type`");
-        schemas.insert(data_name.clone(), data);
-        schemas.insert(
-            entry_name.clone(),
-            RefOr::T(entry(tag, &data_name, object.description)),
-        );
-        named.push((kind, entry_name));
-    }
+    let named: Vec<_> = variants(Event::schema())
+        .into_iter()
+        .map(|(kind, object)| name_log_entry(schemas, kind, object))
+        .collect();
     let example = json!({
         "seq": 7,
         "at": "2026-05-01T12:00:03.000000Z",
@@ -272,6 +257,41 @@ fn name_log_entries(schemas: &mut BTreeMap<String, RefOr<Schema>>) {
         example,
     );
     schemas.insert(LOG_ENTRY.to_owned(), RefOr::T(union));
+}
+
+/// Adds the `...Data` and `...Entry` schemas of the event `kind`, whose derived schema is
+/// `object`, and gives `(kind, the name of its entry)`.
+fn name_log_entry(
+    schemas: &mut BTreeMap<String, RefOr<Schema>>,
+    kind: String,
+    mut object: Object,
+) -> (String, String) {
+    let name = camel_case(&kind);
+    let (entry_name, data_name) = (format!("{name}Entry"), format!("{name}Data"));
+    let mut data = object
+        .properties
+        .remove("data")
+        .expect("an event has `data`");
+    if let RefOr::T(Schema::Object(data)) = &mut data {
+        data.description = object.description.clone();
+        // Every field is always sent, `null` when absent or hidden: required, not optional.
+        data.required = data.properties.keys().cloned().collect();
+    }
+    describe(
+        &mut object,
+        DISCRIMINATOR,
+        format!("Which event: always `{kind}`"),
+    );
+    let tag = object
+        .properties
+        .remove(DISCRIMINATOR)
+        .expect("an event has a `type`");
+    schemas.insert(data_name.clone(), data);
+    schemas.insert(
+        entry_name.clone(),
+        RefOr::T(entry(tag, &data_name, object.description)),
+    );
+    (kind, entry_name)
 }
 
 /// Types `EventsPage.events` as a list of `LogEntry` (the service keeps entries as JSON values).

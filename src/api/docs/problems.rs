@@ -1,11 +1,17 @@
-//! The problem responses that many operations share: bad bodies, a missing or wrong token, an
-//! unknown game, the rate limits, and the database's failures.
+//! The problem responses of the OpenAPI document, under the statuses of the catalog.
+//!
+//! Those that many operations share (bad bodies, a missing or wrong token, an unknown game, the
+//! rate limits, the database's failures) are written here; the others get their examples from
+//! the catalog ([`crate::api::codes`]), and `Problem.code` its table of codes.
 
-use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+use utoipa::openapi::example::{Example, ExampleBuilder};
+use utoipa::openapi::schema::Schema;
+use utoipa::openapi::{Components, ContentBuilder, Ref, RefOr, Response, ResponseBuilder};
 use utoipa::{IntoResponses, ToSchema};
 
-use super::{AUTHENTICATE, DocumentedHeaders, RETRY_AFTER, ResponseMap, problem, responses};
-use crate::api::problem::{ApiError, Problem};
+use super::{AUTHENTICATE, DocumentedHeaders, RETRY_AFTER, ResponseMap, responses};
+use crate::api::codes;
+use crate::api::problem::{ApiError, PROBLEM_JSON, Problem};
 
 /// `400`, `408` and `413` of an operation with a JSON body.
 pub struct BodyProblems;
@@ -13,26 +19,17 @@ pub struct BodyProblems;
 impl IntoResponses for BodyProblems {
     fn responses() -> ResponseMap {
         responses([
-            (
-                400,
-                problem(
-                    "malformed_request: the body or a header does not parse into the request's shape",
-                    ApiError::malformed(
-                        "The body does not parse: missing field `type` at line 1 column 2",
-                    ),
+            problem(
+                ApiError::malformed(
+                    "The body does not parse: missing field `type` at line 1 column 2",
                 ),
+                "the body or a header does not parse into the request's shape",
             ),
-            (
-                408,
-                problem_of_catalog("request_timeout: the body did not arrive in time"),
+            problem(
+                catalog_example("request_timeout"),
+                "the body did not arrive in time",
             ),
-            (
-                413,
-                problem(
-                    "payload_too_large: the body is too large",
-                    ApiError::payload_too_large(),
-                ),
-            ),
+            problem(ApiError::payload_too_large(), "the body is too large"),
         ])
     }
 }
@@ -42,15 +39,12 @@ pub struct Unauthorized;
 
 impl IntoResponses for Unauthorized {
     fn responses() -> ResponseMap {
-        responses([(
-            401,
-            problem(
-                "unauthorized: a token that is not a seat (or host) token of this game, or none \
-                 where the operation needs one",
-                ApiError::unauthorized("This token is not a seat or host token of this game."),
-            )
-            .with(&AUTHENTICATE),
-        )])
+        let (status, response) = problem(
+            ApiError::unauthorized("This token is not a seat or host token of this game."),
+            "a token that is not a seat (or host) token of this game, or none where the \
+             operation needs one",
+        );
+        responses([(status, response.with(&AUTHENTICATE))])
     }
 }
 
@@ -59,12 +53,9 @@ pub struct NoSuchGame;
 
 impl IntoResponses for NoSuchGame {
     fn responses() -> ResponseMap {
-        responses([(
-            404,
-            problem(
-                "not_found: no such game",
-                ApiError::not_found("There is no such game."),
-            ),
+        responses([problem(
+            ApiError::not_found("There is no such game."),
+            "no such game",
         )])
     }
 }
@@ -74,14 +65,12 @@ pub struct RateLimited;
 
 impl IntoResponses for RateLimited {
     fn responses() -> ResponseMap {
-        responses([(
-            429,
-            problem_of_catalog(
-                "rate_limited: this client address created or joined too many games of late \
-                 (only when the instance sets a rate limit)",
-            )
-            .with(&RETRY_AFTER),
-        )])
+        let (status, response) = problem(
+            catalog_example("rate_limited"),
+            "this client address created or joined too many games of late (only when the \
+             instance sets a rate limit)",
+        );
+        responses([(status, response.with(&RETRY_AFTER))])
     }
 }
 
@@ -90,25 +79,12 @@ pub struct TooManyStreams;
 
 impl IntoResponses for TooManyStreams {
     fn responses() -> ResponseMap {
-        responses([(
-            429,
-            problem_of_catalog(
-                "too_many_streams: this client address holds as many open streams as it may",
-            )
-            .with(&RETRY_AFTER),
-        )])
+        let (status, response) = problem(
+            catalog_example("too_many_streams"),
+            "this client address holds as many open streams as it may",
+        );
+        responses([(status, response.with(&RETRY_AFTER))])
     }
-}
-
-/// A problem response whose examples [`crate::api::codes::exemplify`] makes from the catalog, by
-/// the codes that `description` names.
-fn problem_of_catalog(description: &str) -> ResponseBuilder {
-    ResponseBuilder::new().description(description).content(
-        "application/problem+json",
-        ContentBuilder::new()
-            .schema(Some(Ref::from_schema_name(Problem::name())))
-            .build(),
-    )
 }
 
 /// `500` and `503` of every operation that reads or writes the database.
@@ -117,20 +93,77 @@ pub struct DatabaseFailures;
 impl IntoResponses for DatabaseFailures {
     fn responses() -> ResponseMap {
         responses([
-            (
-                500,
-                problem(
-                    "internal_error: a fault of the server (its reason is logged, not sent)",
-                    ApiError::internal(),
-                ),
+            problem(
+                ApiError::internal(),
+                "a fault of the server (its reason is logged, not sent)",
             ),
-            (
-                503,
-                problem(
-                    "unavailable: the database cannot be reached; try again shortly",
-                    ApiError::unavailable(),
-                ),
+            problem(
+                ApiError::unavailable(),
+                "the database cannot be reached; try again shortly",
             ),
         ])
+    }
+}
+
+/// A problem response under the status of `example`'s code, described as `"{code}: {says}"`,
+/// with `example` as its example, named by its code.
+pub(super) fn problem(example: ApiError, says: &str) -> (u16, ResponseBuilder) {
+    let problem = example.problem();
+    let response = ResponseBuilder::new()
+        .description(format!("{}: {says}", problem.code))
+        .content(
+            PROBLEM_JSON,
+            ContentBuilder::new()
+                .schema(Some(Ref::from_schema_name(Problem::name())))
+                .examples_from_iter([(problem.code.clone(), problem_example(&problem))])
+                .build(),
+        );
+    (problem.status, response)
+}
+
+/// The problem of `code` as the catalog describes it: its meaning as the detail.
+fn catalog_example(code: &str) -> ApiError {
+    ApiError::new(code, codes::entry(code).meaning)
+}
+
+/// The example of a problem response that answers `problem`, summed up by its detail.
+fn problem_example(problem: &Problem) -> Example {
+    ExampleBuilder::new()
+        .summary(problem.detail.clone())
+        .value(Some(
+            serde_json::to_value(problem).expect("a problem serializes"),
+        ))
+        .build()
+}
+
+/// Documents every problem code in the description of `Problem.code`.
+pub(super) fn describe_codes(components: &mut Components) {
+    let Some(RefOr::T(Schema::Object(problem))) =
+        components.schemas.get_mut(Problem::name().as_ref())
+    else {
+        panic!("Problem is a component");
+    };
+    let Some(RefOr::T(Schema::Object(code))) = problem.properties.get_mut("code") else {
+        panic!("Problem has a code");
+    };
+    code.description = Some(codes::markdown());
+}
+
+/// Checks a problem response, whose description starts with the codes it answers
+/// (`"not_your_turn, wrong_stage: ..."`), against the catalog: each code is there with `status`.
+/// Gives the response, if it has none, one example per code, made from the catalog.
+pub(super) fn exemplify(status: &str, response: &mut Response) {
+    let named = response.description.split(':').next().unwrap_or_default();
+    let Some(RefOr::T(content)) = response.content.get_mut(PROBLEM_JSON) else {
+        return;
+    };
+    let without_examples = content.example.is_none() && content.examples.is_empty();
+    for code in named.split(',').map(str::trim) {
+        let example = catalog_example(code).problem();
+        assert_eq!(example.status.to_string(), status, "the status of {code}");
+        if without_examples {
+            let example = RefOr::T(problem_example(&example));
+            content.examples.insert(code.to_owned(), example);
+        }
     }
 }
