@@ -283,12 +283,14 @@ pub const CODES: &[ProblemCode] = &[
     ),
 ];
 
-/// The entry of `code`. A code outside the catalog is a bug: a test checks those of the sources.
+/// The entry of `code`. A code outside the catalog is a bug (a test checks those of the
+/// sources): it is logged and answered as `internal_error`, never with a guessed status.
 pub fn entry(code: &str) -> &'static ProblemCode {
-    CODES
-        .iter()
-        .find(|entry| entry.code == code)
-        .unwrap_or_else(|| panic!("`{code}` is not in the catalog of problem codes"))
+    let find = |code: &str| CODES.iter().find(|entry| entry.code == code);
+    find(code).unwrap_or_else(|| {
+        tracing::error!(code, "a problem code outside the catalog: answered as internal_error");
+        find("internal_error").expect("internal_error is in the catalog")
+    })
 }
 
 /// The catalog as a Markdown table, for the description of `Problem.code`.
