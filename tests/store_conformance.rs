@@ -28,7 +28,7 @@ use std::time::Duration;
 
 use common::{Backend, TestDatabase};
 use golf_server::store::{
-    self, EventStore, LobbyCursor, PoolOptions, StoreError, find_seat, verify_chain,
+    self, EventStore, LobbyCursor, PoolOptions, StoreError, verify_chain,
 };
 use serde_json::json;
 use sqlx::{Connection, PgConnection, SqliteConnection};
@@ -257,8 +257,6 @@ async fn append_and_page_events(backend: Backend) {
         .expect("game")
         .seat_tokens;
     assert_eq!(hashes, [(0, Some([9; 32])), (1, None)]);
-    assert_eq!(find_seat(&hashes, &[9; 32]), Some(0));
-    assert_eq!(find_seat(&hashes, &[8; 32]), None);
 }
 
 async fn chain_verifies_after_appends(backend: Backend) {

@@ -6,7 +6,7 @@
 //! `create_idempotency`). It knows nothing of the rules: events and projections are plain JSON.
 //!
 //! # Layout
-//! - `mod.rs`: the [`EventStore`] trait, its data types, [`connect`] and [`find_seat`].
+//! - `mod.rs`: the [`EventStore`] trait, its data types and [`connect`].
 //! - [`chain`]: salts, canonical JSON and the hash chain ([`chain::verify_chain`]).
 //! - [`error`]: [`StoreError`] and the mapping of database errors.
 //! - [`notify`]: the per-instance hub that wakes streams of the live log when a game changes.
@@ -41,7 +41,6 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use serde_json::{Value, json};
-use subtle::ConstantTimeEq;
 use uuid::Uuid;
 
 pub use chain::{ChainError, verify_chain};
@@ -178,7 +177,7 @@ pub struct GameRecord {
     /// The audit of a finished game, once computed (see [`EventStore::record_audit`]).
     pub audit: Option<AuditResult>,
     /// The token hash of every seat taken (`None` for a bot), by seat: read with the row, so
-    /// that authenticating a request costs no second query. See [`find_seat`].
+    /// that authenticating a request costs no second query.
     pub seat_tokens: Vec<(i32, Option<[u8; 32]>)>,
 }
 
@@ -487,20 +486,6 @@ pub async fn load_log_between(
         }
         entries.extend(page);
     }
-}
-
-/// The seat whose token hash equals `token_hash`, comparing every row in constant time.
-pub fn find_seat(hashes: &[(i32, Option<[u8; 32]>)], token_hash: &[u8; 32]) -> Option<i32> {
-    let mut found = None;
-    for (seat, hash) in hashes {
-        if let Some(hash) = hash {
-            let equal: bool = hash.ct_eq(token_hash).into();
-            if equal && found.is_none() {
-                found = Some(*seat);
-            }
-        }
-    }
-    found
 }
 
 /// Rewrites an RFC 3339 time as UTC with microseconds, the form kept in `games.created_at`:
