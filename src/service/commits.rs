@@ -48,7 +48,7 @@ impl Commits {
         }
     }
 
-    /// Writes `append` with the others that wait, as [`EventStore::append_after`] would.
+    /// Writes `append` with the others that wait, as [`EventStore::append`] would.
     pub async fn append(
         self: &Arc<Self>,
         store: &Arc<dyn EventStore>,
@@ -91,7 +91,7 @@ impl Commits {
             // A panic in the store (a bug) fails this batch's appends, not the writer: left to
             // unwind, it would keep this writer's slot and these games forever, and every later
             // append of them would wait for a batch that never comes.
-            let results = AssertUnwindSafe(store.append_batch(appends))
+            let results = AssertUnwindSafe(store.append(appends))
                 .catch_unwind()
                 .await
                 .unwrap_or_else(|_| {

@@ -12,8 +12,9 @@
 //! - [`notify`]: the per-instance hub that wakes streams of the live log when a game changes.
 //! - `rows.rs`: the rows both backends read, and their conversion to the types above.
 //! - `sql.rs`: the one `EventStore` implementation, `SqlStore`, generic over a `Backend`: every
-//!   call's logic, and the statements that read the same in both dialects; `sql/inserts.rs`: the
-//!   rows a write inserts besides the game row.
+//!   call's logic, and the statements that read the same in both dialects; `sql/batch.rs`: the
+//!   rows an append writes (the game rows, and the entries, seats, stored responses and
+//!   snapshots beside them), built once as one document of named parts that both backends read.
 //! - `postgres.rs`, `sqlite.rs`: the two backends, with the same behavior (one test suite runs on
 //!   both): how each connects and starts a write, and its statements where the dialects differ,
 //!   each written whole.
@@ -50,10 +51,6 @@ pub use notify::{Changes, Recent, Subscription};
 /// JSON text as the store keeps it (a projection, a snapshot's state): written and read as text,
 /// without a tree of it built on the way, since only the engine's types give it a meaning.
 pub type RawJson = Box<serde_json::value::RawValue>;
-
-/// Events written by one INSERT: 7 parameters each stays well below both backends' limits on
-/// the parameters of one statement.
-const EVENTS_PER_INSERT: usize = 1000;
 
 /// Games whose versions one call of [`EventStore::game_versions`] may ask for.
 pub const VERSIONS_PER_READ: usize = 500;
@@ -144,7 +141,7 @@ impl GameRecord {
     }
 }
 
-/// One append of [`EventStore::append_batch`]: what [`EventStore::append_after`] takes.
+/// One append of [`EventStore::append`]: its events, written after `head`.
 #[derive(Debug, Clone)]
 pub struct Append {
     pub game_id: Uuid,
@@ -298,47 +295,20 @@ pub trait EventStore: Send + Sync {
     /// Loads a game in one query. A cancelled or unknown game is `None`.
     async fn load_game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError>;
 
-    /// Appends `events` after entry `expected_version`, applies `update` and stores `idem`, in one
-    /// transaction. Returns the stored entries (none when `events` is empty: then only the row is
-    /// updated, still under the version check).
+    /// Appends to distinct games, answered in order: each append's events after its `head`,
+    /// which the caller read with the game, with its `update` and `idem`. On PostgreSQL one
+    /// statement and one commit for all of them, with no read of the games first.
     ///
-    /// Fails with `NotFound` for an unknown or cancelled game, with `Conflict` if the version moved
-    /// on, the seat is taken or the idempotency key is recorded; nothing is written then.
-    async fn append(
-        &self,
-        game_id: Uuid,
-        expected_version: i64,
-        events: Vec<NewEvent>,
-        update: GameUpdate,
-        idem: Option<MoveIdempotency>,
-    ) -> Result<Vec<Entry>, StoreError>;
+    /// Each game's version is checked on its own row: an append whose game is no longer at
+    /// `head.version` (or was cancelled since, or is unknown) fails alone with `Conflict`,
+    /// writing nothing, and the others are written. A taken seat or recorded idempotency key
+    /// fails its append alone with `Conflict` too (the batch is then written one append at a
+    /// time). An append of no events only updates the row, still under the version check.
+    async fn append(&self, appends: Vec<Append>) -> Vec<Result<Vec<Entry>, StoreError>>;
 
-    /// As [`EventStore::append`], after `head`, which the caller read with the game: on the common
-    /// path one statement on PostgreSQL, with no read of the game first.
-    ///
-    /// Fails with `Conflict` if the game is no longer at `head.version` (or was cancelled since),
-    /// the seat is taken or the idempotency key is recorded; nothing is written then.
-    async fn append_after(
-        &self,
-        game_id: Uuid,
-        head: Head,
-        events: Vec<NewEvent>,
-        update: GameUpdate,
-        idem: Option<MoveIdempotency>,
-    ) -> Result<Vec<Entry>, StoreError>;
-
-    /// Appends to distinct games, each as [`EventStore::append_after`] would, answered in order:
-    /// on PostgreSQL one statement and one commit for all of them. Each game's version is checked
-    /// on its own row, so a stale append fails alone (`Conflict`) and the others are written.
-    async fn append_batch(&self, appends: Vec<Append>) -> Vec<Result<Vec<Entry>, StoreError>>;
-
-    /// How many [`EventStore::append_batch`] calls are worth running at once: while one waits
+    /// How many [`EventStore::append`] calls are worth running at once: while one waits
     /// for its commit, the next one is on its way where the database writes concurrently.
     fn concurrent_batches(&self) -> usize;
-
-    /// The version of game `id`, unless it is unknown or cancelled: one point read, so that a
-    /// state kept in memory can be checked against the database before it is shown.
-    async fn game_version(&self, id: Uuid) -> Result<Option<i64>, StoreError>;
 
     /// The versions of those of games `ids` that exist and are not cancelled, in one query (at
     /// most [`VERSIONS_PER_READ`] ids), in no particular order.
@@ -381,7 +351,7 @@ pub trait EventStore: Send + Sync {
         cursor: Option<LobbyCursor>,
     ) -> Result<Vec<LobbyGame>, StoreError>;
 
-    /// Cancels a waiting game: it then loads as `None` and appends fail with `NotFound`.
+    /// Cancels a waiting game: it then loads as `None` and appends to it fail with `Conflict`.
     ///
     /// Fails with `NotWaiting` once the game started, `NotFound` if unknown or already cancelled.
     async fn cancel_game(&self, id: Uuid) -> Result<(), StoreError>;
@@ -510,12 +480,4 @@ fn seal(
 ) -> Result<(Vec<Entry>, [u8; 32]), StoreError> {
     chain::seal(server_seed, head, first_seq, events)
         .map_err(|e| StoreError::Internal(e.to_string()))
-}
-
-/// The raw salt and hash of an entry, as the `events` table holds them.
-fn entry_bytes(entry: &Entry) -> Result<(Vec<u8>, Vec<u8>), StoreError> {
-    let decode = |text: &str| {
-        hex::decode(text).map_err(|e| StoreError::Internal(format!("entry {}: {e}", entry.seq)))
-    };
-    Ok((decode(&entry.salt)?, decode(&entry.hash)?))
 }

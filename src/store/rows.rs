@@ -5,7 +5,7 @@ use serde_json::Value;
 use sqlx::types::Json;
 use uuid::Uuid;
 
-use super::{AuditResult, Entry, GameRecord, Head, LobbyGame, RawJson, StoreError, StoredResponse};
+use super::{AuditResult, Entry, GameRecord, LobbyGame, RawJson, StoreError, StoredResponse};
 
 pub fn bytes32(bytes: Vec<u8>, what: &str) -> Result<[u8; 32], StoreError> {
     bytes
@@ -77,33 +77,6 @@ impl TryFrom<GameRow> for GameRecord {
                     Ok((seat, hash))
                 })
                 .collect::<Result<_, StoreError>>()?,
-        })
-    }
-}
-
-/// The part of a game row an append reads first, when its caller does not know it.
-#[derive(sqlx::FromRow)]
-pub struct HeadRow {
-    version: i64,
-    status: String,
-    server_seed: Vec<u8>,
-    head_hash: Vec<u8>,
-}
-
-impl HeadRow {
-    /// The head of a game that exists, is not cancelled and is at `expected_version`.
-    pub fn check(row: Option<HeadRow>, expected_version: i64) -> Result<Head, StoreError> {
-        let row = row.ok_or(StoreError::NotFound)?;
-        if row.status == "cancelled" {
-            return Err(StoreError::NotFound);
-        }
-        if row.version != expected_version {
-            return Err(StoreError::Conflict);
-        }
-        Ok(Head {
-            version: row.version,
-            server_seed: bytes32(row.server_seed, "server_seed")?,
-            hash: bytes32(row.head_hash, "head_hash")?,
         })
     }
 }

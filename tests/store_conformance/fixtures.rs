@@ -1,8 +1,8 @@
 //! The games, events, updates and idempotency records the conformance cases store.
 
 use golf_server::store::{
-    CreateIdempotency, Entry, EventStore, GameUpdate, MoveIdempotency, NewEvent, NewGame, NewSeat,
-    RawJson,
+    Append, CreateIdempotency, Entry, EventStore, GameUpdate, Head, MoveIdempotency, NewEvent,
+    NewGame, NewSeat, RawJson, StoreError,
 };
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -110,4 +110,42 @@ pub async fn all_events(store: &dyn EventStore, game_id: Uuid) -> Vec<Entry> {
 
 pub fn seqs(entries: &[Entry]) -> Vec<i64> {
     entries.iter().map(|e| e.seq).collect()
+}
+
+/// Writes `append` alone: a batch of one.
+pub async fn append_one(store: &dyn EventStore, append: Append) -> Result<Vec<Entry>, StoreError> {
+    let mut results = store.append(vec![append]).await;
+    assert_eq!(results.len(), 1, "one answer per append");
+    results.pop().expect("an answer")
+}
+
+/// Appends `events` to game `game_id` if it is at `version`: after the head read with the game
+/// (or, for a game that does not load, a head no game has).
+pub async fn append_at(
+    store: &dyn EventStore,
+    game_id: Uuid,
+    version: i64,
+    events: Vec<NewEvent>,
+    update: GameUpdate,
+    idem: Option<MoveIdempotency>,
+) -> Result<Vec<Entry>, StoreError> {
+    let head = match store.load_game(game_id).await.expect("load") {
+        Some(game) => Head {
+            version,
+            ..game.head()
+        },
+        None => Head {
+            version,
+            server_seed: SEED,
+            hash: [0; 32],
+        },
+    };
+    let append = Append {
+        game_id,
+        head,
+        events,
+        update,
+        idem,
+    };
+    append_one(store, append).await
 }

@@ -14,6 +14,7 @@ use serde_json::json;
 use uuid::Uuid;
 
 use super::TestDb;
+use super::fixtures::append_at;
 
 /// A game played by random bots through the engine and stored as the service stores one:
 /// each request's events in one append at the version it read, with the projection after
@@ -91,8 +92,7 @@ async fn play_random_game(store: &dyn EventStore, number: u64, batch: usize) -> 
             snapshots: Vec::new(),
             deadline_at: engine::turn_deadline(&state).map(|at| at.to_string()),
         };
-        store
-            .append(id, version, events, update, None)
+        append_at(store, id, version, events, update, None)
             .await
             .expect("join at the version read");
     }
@@ -124,8 +124,7 @@ async fn play_random_game(store: &dyn EventStore, number: u64, batch: usize) -> 
             snapshots: Vec::new(),
             deadline_at: engine::turn_deadline(&state).map(|at| at.to_string()),
         };
-        store
-            .append(id, version, events, update, None)
+        append_at(store, id, version, events, update, None)
             .await
             .expect("append at the version read");
     }

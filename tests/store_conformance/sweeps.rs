@@ -6,7 +6,7 @@ use serde_json::json;
 
 use crate::TestDb;
 use crate::common::Backend;
-use crate::fixtures::{create, event, update};
+use crate::fixtures::{append_at, create, event, update};
 
 fn with_deadline(status: &str, deadline_at: Option<&str>) -> GameUpdate {
     GameUpdate {
@@ -29,8 +29,7 @@ pub async fn overdue_games_are_those_whose_stored_deadline_has_passed(backend: B
         let game = create(store, "2026-05-01T12:00:00Z").await;
         let dealt = vec![event("hole_dealt", json!({}))];
         let update = with_deadline("playing", Some(deadline));
-        store
-            .append(game.id, 1, dealt, update, None)
+        append_at(store, game.id, 1, dealt, update, None)
             .await
             .expect("append");
         games.push(game.id);
@@ -59,8 +58,7 @@ pub async fn overdue_games_are_those_whose_stored_deadline_has_passed(backend: B
     // A write that leaves nobody to wait for clears the deadline.
     let moved = vec![event("card_drawn", json!({}))];
     let cleared = with_deadline("playing", None);
-    store
-        .append(games[1], 2, moved, cleared, None)
+    append_at(store, games[1], 2, moved, cleared, None)
         .await
         .expect("append");
     let due = store
@@ -80,8 +78,7 @@ pub async fn expired_waiting_games_are_the_waiting_games_created_before_a_time(b
     let new = create(store, "2026-05-01T12:00:00Z").await;
     let started = create(store, "2026-05-01T08:00:00Z").await;
     let dealt = vec![event("hole_dealt", json!({}))];
-    store
-        .append(started.id, 1, dealt, update("playing"), None)
+    append_at(store, started.id, 1, dealt, update("playing"), None)
         .await
         .expect("start");
     let cancelled = create(store, "2026-05-01T08:30:00Z").await;
