@@ -27,6 +27,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::{Backend, TestDatabase};
+use golf_server::engine::Status;
 use golf_server::store::{self, EventStore, LobbyCursor, PoolOptions, StoreError, verify_chain};
 use serde_json::json;
 use sqlx::{Connection, PgConnection, SqliteConnection};
@@ -159,8 +160,8 @@ async fn create_and_load_round_trip(backend: Backend) {
 
     let loaded = store.load_game(game.id).await.expect("load").expect("game");
     assert_eq!(loaded.id, game.id);
-    assert_eq!(loaded.created_at, "2026-05-01T12:00:00.000000Z");
-    assert_eq!(loaded.status, "waiting");
+    assert_eq!(loaded.created_at.to_string(), "2026-05-01T12:00:00.000000Z");
+    assert_eq!(loaded.status, Status::Waiting);
     assert_eq!(loaded.version, 2);
     assert_eq!((loaded.seats, loaded.holes, loaded.players), (2, 9, 0));
     assert_eq!(loaded.rules, game.rules);
@@ -222,7 +223,7 @@ async fn append_and_page_events(backend: Backend) {
 
     let loaded = store.load_game(game.id).await.expect("load").expect("game");
     assert_eq!((loaded.version, loaded.players), (5, 2));
-    assert_eq!(loaded.status, "playing");
+    assert_eq!(loaded.status, Status::Playing);
     assert_eq!(parsed(&loaded.projection), json!({"status": "playing"}));
     assert_eq!(hex::encode(loaded.head_hash), dealt[2].hash);
 
@@ -372,7 +373,7 @@ async fn stale_expected_version_conflicts(backend: Backend) {
 
     let loaded = store.load_game(game.id).await.expect("load").expect("game");
     assert_eq!((loaded.version, loaded.players), (1, 0));
-    assert_eq!(loaded.status, "waiting");
+    assert_eq!(loaded.status, Status::Waiting);
     assert_eq!(seqs(&all_events(store, game.id).await), [1]);
     assert!(loaded.seat_tokens.is_empty());
     assert_eq!(
@@ -392,13 +393,13 @@ async fn lobby_lists_public_waiting_games_newest_first(backend: Backend) {
     let mut listed = Vec::new();
     for minute in 0..4 {
         let game = create(store, &format!("2026-05-01T10:0{minute}:00Z")).await;
-        listed.push((game.created_at.clone(), game.id));
+        listed.push((game.created_at, game.id));
     }
     // Two games created at the same instant (written differently) are ordered by id.
     let tie_a = create(store, "2026-05-01T12:00:00+02:00").await;
     let tie_b = create(store, "2026-05-01T10:00:00.000Z").await;
-    listed.push(("2026-05-01T10:00:00Z".to_owned(), tie_a.id));
-    listed.push(("2026-05-01T10:00:00Z".to_owned(), tie_b.id));
+    listed.push((at("2026-05-01T10:00:00Z"), tie_a.id));
+    listed.push((at("2026-05-01T10:00:00Z"), tie_b.id));
 
     let mut private = new_game("2026-05-01T11:00:00Z");
     private.private = true;
@@ -448,7 +449,7 @@ async fn lobby_lists_public_waiting_games_newest_first(backend: Backend) {
     let ids: Vec<Uuid> = pages.iter().flatten().map(|g| g.id).collect();
     assert_eq!(ids, expected);
     let newest = &pages[0][0];
-    assert_eq!(newest.created_at, "2026-05-01T10:03:00.000000Z");
+    assert_eq!(newest.created_at.to_string(), "2026-05-01T10:03:00.000000Z");
     assert_eq!((newest.version, newest.seats, newest.players), (1, 2, 0));
     assert_eq!(
         parsed(&newest.projection),
@@ -500,7 +501,7 @@ async fn cancel_only_while_waiting(backend: Backend) {
         .await
         .expect("load")
         .expect("game");
-    assert_eq!(loaded.status, "playing");
+    assert_eq!(loaded.status, Status::Playing);
 }
 
 async fn game_ids_page_through_every_game(backend: Backend) {

@@ -157,7 +157,7 @@ mod tests {
             },
             events: Vec::new(),
             update: GameUpdate {
-                status: "playing".to_owned(),
+                status: crate::engine::Status::Playing,
                 projection: Default::default(),
                 new_seat: None,
                 snapshots: Vec::new(),

@@ -32,14 +32,14 @@ pub struct Swept {
 }
 
 /// The deadline to store with a game in `state` (see `GameUpdate::deadline_at`).
-pub(super) fn deadline_of(state: &State) -> Option<String> {
-    engine::turn_deadline(state).map(|deadline| deadline.to_string())
+pub(super) fn deadline_of(state: &State) -> Option<Timestamp> {
+    engine::turn_deadline(state)
 }
 
 /// The game row after `advanced` brought the game to `state`.
 fn update_for(state: &State, advanced: Advanced) -> (Vec<engine::Event>, GameUpdate) {
     let update = GameUpdate {
-        status: state.status.name().to_owned(),
+        status: state.status,
         projection: codec::projection(state),
         new_seat: None,
         snapshots: advanced.snapshots,
@@ -110,11 +110,7 @@ impl GameService {
     pub async fn sweep(&self, waiting_expiry: Duration) -> Result<Swept, ServiceError> {
         let now = self.now();
         let mut swept = Swept::default();
-        for id in self
-            .store
-            .overdue_games(&now.to_string(), SWEEP_BATCH)
-            .await?
-        {
+        for id in self.store.overdue_games(now, SWEEP_BATCH).await? {
             match self.take_overdue_seats(id).await {
                 Ok(taken) => swept.seats_taken += taken,
                 Err(error) => tracing::warn!(game = %id, %error, "could not take overdue seats"),
@@ -124,7 +120,7 @@ impl GameService {
         let created_before = Timestamp(now.0.saturating_sub(expiry));
         for id in self
             .store
-            .expired_waiting_games(&created_before.to_string(), SWEEP_BATCH)
+            .expired_waiting_games(created_before, SWEEP_BATCH)
             .await?
         {
             match self.store.cancel_game(id).await {

@@ -133,17 +133,17 @@ impl GameService {
         });
         let game = NewGame {
             id,
-            created_at: at.to_string(),
+            created_at: at,
             seats: i32::from(seats),
             holes: i32::from(holes),
-            rules: to_json(&rules),
+            rules,
             commitment: state.commitment.clone(),
             server_seed,
             host_token_hash: host_token.hash(),
             private: request.private,
             stacked: state.stacked,
             decks: request.decks.as_ref().map(to_json),
-            status: state.status.name().to_owned(),
+            status: state.status,
             projection: codec::projection(&state),
         };
         match self
@@ -206,7 +206,7 @@ impl GameService {
                 events,
                 at,
                 update: GameUpdate {
-                    status: state.status.name().to_owned(),
+                    status: state.status,
                     projection: codec::projection(&state),
                     new_seat: Some(new_seat),
                     snapshots,
@@ -260,7 +260,7 @@ impl GameService {
                 events,
                 at,
                 update: GameUpdate {
-                    status: state.status.name().to_owned(),
+                    status: state.status,
                     projection: codec::projection(&state),
                     new_seat: None,
                     snapshots,
@@ -336,7 +336,7 @@ impl GameService {
                 answer,
             } = *write;
             let mut record = game.record.clone();
-            record.status.clone_from(&update.status);
+            record.status = update.status;
             if let Some(seat) = &update.new_seat {
                 record.players += 1;
                 record.seat_tokens.push((seat.seat, seat.token_hash));

@@ -44,6 +44,8 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
+use crate::engine::{Rules, Status, Timestamp};
+
 pub use chain::{ChainError, verify_chain};
 pub use error::StoreError;
 pub use notify::{Changes, Recent, Subscription};
@@ -96,16 +98,14 @@ impl Entry {
 }
 
 /// A game to create, with everything its row holds.
-///
-/// `created_at` is RFC 3339; the store keeps it in UTC with microseconds
-/// (`2026-05-01T12:00:00.000000Z`) so the lobby orders games by it.
 #[derive(Debug, Clone)]
 pub struct NewGame {
     pub id: Uuid,
-    pub created_at: String,
+    /// When the game was created: the lobby orders games by it.
+    pub created_at: Timestamp,
     pub seats: i32,
     pub holes: i32,
-    pub rules: Value,
+    pub rules: Rules,
     pub commitment: String,
     pub server_seed: [u8; 32],
     pub host_token_hash: [u8; 32],
@@ -113,7 +113,7 @@ pub struct NewGame {
     pub stacked: bool,
     /// The explicit decks of a stacked game: secret until the game ends.
     pub decks: Option<Value>,
-    pub status: String,
+    pub status: Status,
     pub projection: RawJson,
 }
 
@@ -156,13 +156,14 @@ pub struct Append {
 #[derive(Debug, Clone)]
 pub struct GameRecord {
     pub id: Uuid,
-    pub created_at: String,
-    pub status: String,
+    pub created_at: Timestamp,
+    /// Never cancelled: a cancelled game does not load.
+    pub status: Status,
     pub version: i64,
     pub seats: i32,
     pub holes: i32,
     pub players: i32,
-    pub rules: Value,
+    pub rules: Rules,
     pub commitment: String,
     pub server_seed: [u8; 32],
     pub host_token_hash: [u8; 32],
@@ -201,14 +202,14 @@ pub struct NewSeat {
 /// The game row after an append.
 #[derive(Debug, Clone)]
 pub struct GameUpdate {
-    pub status: String,
+    pub status: Status,
     pub projection: RawJson,
     pub new_seat: Option<NewSeat>,
     /// States of the game to keep, after some of the new entries: a replay may start from them.
     pub snapshots: Vec<Snapshot>,
-    /// When a bot may take the seats the game now waits for (RFC 3339, as the entries' `at`), or
-    /// `None`: what [`EventStore::overdue_games`] looks for.
-    pub deadline_at: Option<String>,
+    /// When a bot may take the seats the game now waits for, or `None`: what
+    /// [`EventStore::overdue_games`] looks for.
+    pub deadline_at: Option<Timestamp>,
 }
 
 /// The state of a game after entry `seq`, where a command's events end.
@@ -251,7 +252,7 @@ pub struct StoredResponse {
 #[derive(Debug, Clone)]
 pub struct LobbyGame {
     pub id: Uuid,
-    pub created_at: String,
+    pub created_at: Timestamp,
     pub version: i64,
     pub seats: i32,
     pub players: i32,
@@ -259,19 +260,16 @@ pub struct LobbyGame {
 }
 
 /// Where the next lobby page starts: after this game in (created_at, id) descending order.
-///
-/// `created_at` must be RFC 3339 (as [`LobbyGame::created_at`] is); the HTTP layer should check a
-/// cursor it decodes from a client, since the store reports a malformed one as `Internal`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LobbyCursor {
-    pub created_at: String,
+    pub created_at: Timestamp,
     pub id: Uuid,
 }
 
 impl From<&LobbyGame> for LobbyCursor {
     fn from(game: &LobbyGame) -> Self {
         LobbyCursor {
-            created_at: game.created_at.clone(),
+            created_at: game.created_at,
             id: game.id,
         }
     }
@@ -356,15 +354,15 @@ pub trait EventStore: Send + Sync {
     /// Fails with `NotWaiting` once the game started, `NotFound` if unknown or already cancelled.
     async fn cancel_game(&self, id: Uuid) -> Result<(), StoreError>;
 
-    /// Up to `limit` games whose `deadline_at` (see [`GameUpdate`]) is at or before `now`
-    /// (RFC 3339), earliest deadline first: the turn timeouts due.
-    async fn overdue_games(&self, now: &str, limit: i64) -> Result<Vec<Uuid>, StoreError>;
+    /// Up to `limit` games whose `deadline_at` (see [`GameUpdate`]) is at or before `now`,
+    /// earliest deadline first: the turn timeouts due.
+    async fn overdue_games(&self, now: Timestamp, limit: i64) -> Result<Vec<Uuid>, StoreError>;
 
-    /// Up to `limit` waiting games (private ones included) created at or before `created_before`
-    /// (RFC 3339), oldest first: those to cancel for want of players.
+    /// Up to `limit` waiting games (private ones included) created at or before `created_before`,
+    /// oldest first: those to cancel for want of players.
     async fn expired_waiting_games(
         &self,
-        created_before: &str,
+        created_before: Timestamp,
         limit: i64,
     ) -> Result<Vec<Uuid>, StoreError>;
 
@@ -456,19 +454,6 @@ pub async fn load_log_between(
         }
         entries.extend(page);
     }
-}
-
-/// Rewrites an RFC 3339 time as UTC with microseconds, the form kept in `games.created_at`:
-/// its text order is its time order.
-fn normalize_created_at(created_at: &str) -> Result<String, StoreError> {
-    chrono::DateTime::parse_from_rfc3339(created_at)
-        .map(|t| {
-            t.with_timezone(&chrono::Utc)
-                .to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
-        })
-        .map_err(|e| {
-            StoreError::Internal(format!("created_at {created_at:?} is not RFC 3339: {e}"))
-        })
 }
 
 /// The seal of new events after `head`, as the store needs it.

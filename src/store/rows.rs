@@ -6,6 +6,7 @@ use sqlx::types::Json;
 use uuid::Uuid;
 
 use super::{AuditResult, Entry, GameRecord, LobbyGame, RawJson, StoreError, StoredResponse};
+use crate::engine::{Rules, Status, Timestamp};
 
 pub fn bytes32(bytes: Vec<u8>, what: &str) -> Result<[u8; 32], StoreError> {
     bytes
@@ -13,16 +14,30 @@ pub fn bytes32(bytes: Vec<u8>, what: &str) -> Result<[u8; 32], StoreError> {
         .map_err(|b: Vec<u8>| StoreError::Corrupt(format!("{what} has {} bytes", b.len())))
 }
 
+/// A time as the store writes it (see [`Timestamp`]).
+fn timestamp(text: &str) -> Result<Timestamp, StoreError> {
+    Timestamp::parse(text).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+/// The status of a game that loads (a cancelled one does not).
+fn status(name: &str) -> Result<Status, StoreError> {
+    [Status::Waiting, Status::Playing, Status::Finished]
+        .into_iter()
+        .find(|status| status.name() == name)
+        .ok_or_else(|| StoreError::Corrupt(format!("status {name:?}")))
+}
+
 #[derive(sqlx::FromRow)]
 pub struct GameRow {
     id: Uuid,
+    /// In the store's text form, which is [`Timestamp`]'s.
     created_at: String,
     status: String,
     version: i64,
     seats: i32,
     holes: i32,
     players: i32,
-    rules: Json<Value>,
+    rules: Json<Rules>,
     commitment: String,
     server_seed: Vec<u8>,
     host_token_hash: Vec<u8>,
@@ -43,8 +58,8 @@ impl TryFrom<GameRow> for GameRecord {
     fn try_from(row: GameRow) -> Result<Self, StoreError> {
         Ok(GameRecord {
             id: row.id,
-            created_at: row.created_at,
-            status: row.status,
+            created_at: timestamp(&row.created_at)?,
+            status: status(&row.status)?,
             version: row.version,
             seats: row.seats,
             holes: row.holes,
@@ -120,16 +135,18 @@ pub struct LobbyRow {
     projection: Json<RawJson>,
 }
 
-impl From<LobbyRow> for LobbyGame {
-    fn from(row: LobbyRow) -> Self {
-        LobbyGame {
+impl TryFrom<LobbyRow> for LobbyGame {
+    type Error = StoreError;
+
+    fn try_from(row: LobbyRow) -> Result<Self, StoreError> {
+        Ok(LobbyGame {
             id: row.id,
-            created_at: row.created_at,
+            created_at: timestamp(&row.created_at)?,
             version: row.version,
             seats: row.seats,
             players: row.players,
             projection: row.projection.0,
-        }
+        })
     }
 }
 

@@ -27,8 +27,9 @@ use super::rows::{self, EntryRow, GameRow, LobbyRow, ResponseRow, SnapshotRow};
 use super::{
     Append, AuditResult, CreateIdempotency, Entry, EventStore, GameRecord, GameUpdate, LobbyCursor,
     LobbyGame, MoveIdempotency, NewEvent, NewGame, PURGE_BATCH, RawJson, Snapshot, StoreError,
-    StoredResponse, VERSIONS_PER_READ, chain, normalize_created_at, seal,
+    StoredResponse, VERSIONS_PER_READ, chain, seal,
 };
+use crate::engine::{Rules, Timestamp};
 pub use batch::Batch;
 
 /// The statements whose text differs between the dialects, each complete.
@@ -38,7 +39,7 @@ pub use batch::Batch;
 /// text form (UTC, microseconds). The lobby statements spell "not private" as the partial index
 /// `games_lobby` does, so that the planner uses the index.
 pub struct Statements {
-    /// Inserts a game row: `$1` id, `$2` created_at (RFC 3339 text), `$3` status, `$4` version,
+    /// Inserts a game row: `$1` id, `$2` created_at (the store's RFC 3339 text), `$3` status, `$4` version,
     /// `$5` seats, `$6` holes, `$7` rules, `$8` commitment, `$9` server_seed,
     /// `$10` host_token_hash, `$11` private, `$12` stacked, `$13` decks, `$14` projection,
     /// `$15` head_hash: the row before its first append.
@@ -202,6 +203,7 @@ where
     Option<i64>: Bind<DB>,
     for<'a> Json<&'a Value>: Bind<DB>,
     for<'a> Json<&'a RawJson>: Bind<DB>,
+    for<'a> Json<&'a Rules>: Bind<DB>,
     Option<Json<Value>>: Bind<DB>,
     for<'r> GameRow: FromRow<'r, DB::Row>,
     for<'r> SnapshotRow: FromRow<'r, DB::Row>,
@@ -218,11 +220,10 @@ where
         events: Vec<NewEvent>,
         idem: Option<CreateIdempotency>,
     ) -> Result<Vec<Entry>, StoreError> {
-        let created_at = normalize_created_at(&game.created_at)?;
         let (entries, head_hash) = seal(&game.server_seed, chain::GENESIS, 1, events)?;
         // The row starts before its first entry; its first append writes them, as any other.
         let update = GameUpdate {
-            status: game.status.clone(),
+            status: game.status,
             projection: game.projection.clone(),
             new_seat: None,
             snapshots: Vec::new(),
@@ -237,7 +238,7 @@ where
             idem: None,
         }])?;
         let mut tx = DB::begin_write(&self.pool).await?;
-        Self::insert_game(&mut tx, &game, &created_at).await?;
+        Self::insert_game(&mut tx, &game).await?;
         if DB::write_batch(&mut tx, &batch).await? != [game.id] {
             return Err(StoreError::Internal(format!(
                 "game {} was not at its start when created",
@@ -428,13 +429,13 @@ where
             Some(cursor) => {
                 sqlx::query_as(DB::STATEMENTS.list_waiting_after)
                     .bind(limit)
-                    .bind(normalize_created_at(&cursor.created_at)?)
+                    .bind(cursor.created_at.to_string())
                     .bind(cursor.id)
                     .fetch_all(&self.pool)
                     .await?
             }
         };
-        Ok(rows.into_iter().map(LobbyGame::from).collect())
+        rows::convert(rows)
     }
 
     async fn cancel_game(&self, id: Uuid) -> Result<(), StoreError> {
@@ -459,9 +460,9 @@ where
         }
     }
 
-    async fn overdue_games(&self, now: &str, limit: i64) -> Result<Vec<Uuid>, StoreError> {
+    async fn overdue_games(&self, now: Timestamp, limit: i64) -> Result<Vec<Uuid>, StoreError> {
         Ok(sqlx::query_scalar(DB::STATEMENTS.overdue_games)
-            .bind(normalize_created_at(now)?)
+            .bind(now.to_string())
             .bind(limit)
             .fetch_all(&self.pool)
             .await?)
@@ -469,11 +470,11 @@ where
 
     async fn expired_waiting_games(
         &self,
-        created_before: &str,
+        created_before: Timestamp,
         limit: i64,
     ) -> Result<Vec<Uuid>, StoreError> {
         Ok(sqlx::query_scalar(DB::STATEMENTS.expired_waiting_games)
-            .bind(normalize_created_at(created_before)?)
+            .bind(created_before.to_string())
             .bind(limit)
             .fetch_all(&self.pool)
             .await?)
@@ -513,18 +514,15 @@ where
     Vec<u8>: Bind<DB>,
     for<'a> Json<&'a Value>: Bind<DB>,
     for<'a> Json<&'a RawJson>: Bind<DB>,
+    for<'a> Json<&'a Rules>: Bind<DB>,
     Option<Json<Value>>: Bind<DB>,
 {
     /// The game row at version 0, before its first entry (the head is [`chain::GENESIS`]).
-    async fn insert_game(
-        conn: &mut DB::Connection,
-        game: &NewGame,
-        created_at: &str,
-    ) -> Result<(), StoreError> {
+    async fn insert_game(conn: &mut DB::Connection, game: &NewGame) -> Result<(), StoreError> {
         sqlx::query(DB::STATEMENTS.insert_game)
             .bind(game.id)
-            .bind(created_at.to_owned())
-            .bind(game.status.clone())
+            .bind(game.created_at.to_string())
+            .bind(game.status.name().to_owned())
             .bind(0_i64)
             .bind(game.seats)
             .bind(game.holes)

@@ -94,7 +94,7 @@ pub async fn an_append_after_a_known_head_is_written_only_at_that_version(backen
         store,
         Append {
             game_id: cancelled.id,
-            head: head,
+            head,
             events: vec![event("player_joined", json!({"seat": 0}))],
             update: update("waiting"),
             idem: None,

@@ -14,7 +14,7 @@ use serde_json::value::RawValue;
 use uuid::Uuid;
 
 use super::Sealed;
-use crate::store::{StoreError, normalize_created_at};
+use crate::store::StoreError;
 
 /// The parts of a batch of appends to distinct games, each a JSON array (see the module doc).
 pub struct Batch {
@@ -97,7 +97,7 @@ impl Batch {
     pub fn of(appends: &[Sealed<'_>]) -> Result<Batch, StoreError> {
         let mut parts = Parts::default();
         for sealed in appends {
-            parts.add_game(sealed)?;
+            parts.add_game(sealed);
             parts.add_rows(sealed);
         }
         Ok(Batch {
@@ -112,7 +112,7 @@ impl Batch {
 
 impl<'a> Parts<'a> {
     /// The game row of `sealed`, and the seat it takes.
-    fn add_game(&mut self, sealed: &Sealed<'a>) -> Result<(), StoreError> {
+    fn add_game(&mut self, sealed: &Sealed<'a>) {
         let game_id = sealed.game_id;
         let update = sealed.update;
         self.games.push(GamePart {
@@ -120,15 +120,11 @@ impl<'a> Parts<'a> {
             expected: sealed.expected_version,
             version: sealed.expected_version + sealed.entries.len() as i64,
             head_hash: hex::encode(sealed.head_hash),
-            status: &update.status,
+            status: update.status.name(),
             projection: &update.projection,
             joined: i32::from(update.new_seat.is_some()),
             // In the one text form whose order is its time order, as SQLite compares it.
-            deadline_at: update
-                .deadline_at
-                .as_deref()
-                .map(normalize_created_at)
-                .transpose()?,
+            deadline_at: update.deadline_at.map(|at| at.to_string()),
         });
         self.seats
             .extend(update.new_seat.iter().map(|seat| SeatPart {
@@ -139,7 +135,6 @@ impl<'a> Parts<'a> {
                 client_seed: &seat.client_seed,
                 token_hash: seat.token_hash.map(hex::encode),
             }));
-        Ok(())
     }
 
     /// The entries, stored response and snapshots of `sealed`.
