@@ -298,7 +298,7 @@ async fn replays_start_from_the_nearest_deal_and_equal_a_full_replay(backend: Ba
     let store = open_store(&app.database.url).await;
     let game_id = id.parse().unwrap();
     let record = store.load_game(game_id).await.unwrap().unwrap();
-    assert_eq!(record.status, "finished");
+    assert_eq!(record.status, engine::Status::Finished);
     let entries = load_log(store.as_ref(), game_id, record.version)
         .await
         .unwrap();

@@ -27,9 +27,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::{Backend, TestDatabase};
-use golf_server::store::{
-    self, EventStore, LobbyCursor, PoolOptions, StoreError, find_seat, verify_chain,
-};
+use golf_server::engine::Status;
+use golf_server::store::{self, EventStore, LobbyCursor, PoolOptions, StoreError, verify_chain};
 use serde_json::json;
 use sqlx::{Connection, PgConnection, SqliteConnection};
 use uuid::Uuid;
@@ -161,8 +160,8 @@ async fn create_and_load_round_trip(backend: Backend) {
 
     let loaded = store.load_game(game.id).await.expect("load").expect("game");
     assert_eq!(loaded.id, game.id);
-    assert_eq!(loaded.created_at, "2026-05-01T12:00:00.000000Z");
-    assert_eq!(loaded.status, "waiting");
+    assert_eq!(loaded.created_at.to_string(), "2026-05-01T12:00:00.000000Z");
+    assert_eq!(loaded.status, Status::Waiting);
     assert_eq!(loaded.version, 2);
     assert_eq!((loaded.seats, loaded.holes, loaded.players), (2, 9, 0));
     assert_eq!(loaded.rules, game.rules);
@@ -195,36 +194,36 @@ async fn append_and_page_events(backend: Backend) {
     let db = TestDb::connect(backend).await;
     let store = db.store.as_ref();
     let game = create(store, "2026-05-01T12:00:00Z").await;
-    let joined = store
-        .append(
-            game.id,
-            1,
-            vec![event("player_joined", json!({"seat": 0}))],
-            seat_update("waiting", 0, Some([9; 32])),
-            None,
-        )
-        .await
-        .expect("join");
+    let joined = append_at(
+        store,
+        game.id,
+        1,
+        vec![event("player_joined", json!({"seat": 0}))],
+        seat_update("waiting", 0, Some([9; 32])),
+        None,
+    )
+    .await
+    .expect("join");
     assert_eq!(seqs(&joined), [2]);
-    let dealt = store
-        .append(
-            game.id,
-            2,
-            vec![
-                event("player_joined", json!({"seat": 1})),
-                event("hole_dealt", json!({"hole": 1, "deck": ["AS"]})),
-                event("cards_revealed", json!({"seat": 0, "positions": [0, 1]})),
-            ],
-            seat_update("playing", 1, None),
-            None,
-        )
-        .await
-        .expect("start");
+    let dealt = append_at(
+        store,
+        game.id,
+        2,
+        vec![
+            event("player_joined", json!({"seat": 1})),
+            event("hole_dealt", json!({"hole": 1, "deck": ["AS"]})),
+            event("cards_revealed", json!({"seat": 0, "positions": [0, 1]})),
+        ],
+        seat_update("playing", 1, None),
+        None,
+    )
+    .await
+    .expect("start");
     assert_eq!(seqs(&dealt), [3, 4, 5]);
 
     let loaded = store.load_game(game.id).await.expect("load").expect("game");
     assert_eq!((loaded.version, loaded.players), (5, 2));
-    assert_eq!(loaded.status, "playing");
+    assert_eq!(loaded.status, Status::Playing);
     assert_eq!(parsed(&loaded.projection), json!({"status": "playing"}));
     assert_eq!(hex::encode(loaded.head_hash), dealt[2].hash);
 
@@ -257,8 +256,6 @@ async fn append_and_page_events(backend: Backend) {
         .expect("game")
         .seat_tokens;
     assert_eq!(hashes, [(0, Some([9; 32])), (1, None)]);
-    assert_eq!(find_seat(&hashes, &[9; 32]), Some(0));
-    assert_eq!(find_seat(&hashes, &[8; 32]), None);
 }
 
 async fn chain_verifies_after_appends(backend: Backend) {
@@ -268,16 +265,16 @@ async fn chain_verifies_after_appends(backend: Backend) {
     let game = create(store, "2026-05-01T12:00:00Z").await;
     for version in 1..=4 {
         let data = json!({"seat": version % 2, "card": "10H", "nested": {"a": [1, null, "é"]}});
-        store
-            .append(
-                game.id,
-                version,
-                vec![event("card_drawn", data)],
-                update("playing"),
-                None,
-            )
-            .await
-            .expect("append");
+        append_at(
+            store,
+            game.id,
+            version,
+            vec![event("card_drawn", data)],
+            update("playing"),
+            None,
+        )
+        .await
+        .expect("append");
     }
     let entries = all_events(store, game.id).await;
     let loaded = store.load_game(game.id).await.expect("load").expect("game");
@@ -315,9 +312,7 @@ async fn concurrent_appends_have_one_winner(backend: Backend) {
                     event("card_drawn", json!({"task": i})),
                     event("card_discarded", json!({"task": i})),
                 ];
-                store
-                    .append(game.id, 1, events, update("playing"), None)
-                    .await
+                append_at(store.as_ref(), game.id, 1, events, update("playing"), None).await
             })
         })
         .collect();
@@ -346,39 +341,39 @@ async fn concurrent_appends_have_one_winner(backend: Backend) {
 }
 
 async fn stale_expected_version_conflicts(backend: Backend) {
-    // A wrong expected version is a Conflict and writes nothing; an unknown game is NotFound.
+    // A wrong expected version is a Conflict and writes nothing, as is an unknown game.
     let db = TestDb::connect(backend).await;
     let store = db.store.as_ref();
     let game = create(store, "2026-05-01T12:00:00Z").await;
     for wrong in [0, 2, 99] {
-        let result = store
-            .append(
-                game.id,
-                wrong,
-                vec![event("card_drawn", json!({}))],
-                seat_update("playing", 0, Some([3; 32])),
-                Some(move_idem("k", "f")),
-            )
-            .await;
+        let result = append_at(
+            store,
+            game.id,
+            wrong,
+            vec![event("card_drawn", json!({}))],
+            seat_update("playing", 0, Some([3; 32])),
+            Some(move_idem("k", "f")),
+        )
+        .await;
         assert!(
             matches!(result, Err(StoreError::Conflict)),
             "{wrong}: {result:?}"
         );
     }
-    let unknown = store
-        .append(
-            Uuid::new_v4(),
-            1,
-            vec![event("x", json!({}))],
-            update("playing"),
-            None,
-        )
-        .await;
-    assert!(matches!(unknown, Err(StoreError::NotFound)), "{unknown:?}");
+    let unknown = append_at(
+        store,
+        Uuid::new_v4(),
+        1,
+        vec![event("x", json!({}))],
+        update("playing"),
+        None,
+    )
+    .await;
+    assert!(matches!(unknown, Err(StoreError::Conflict)), "{unknown:?}");
 
     let loaded = store.load_game(game.id).await.expect("load").expect("game");
     assert_eq!((loaded.version, loaded.players), (1, 0));
-    assert_eq!(loaded.status, "waiting");
+    assert_eq!(loaded.status, Status::Waiting);
     assert_eq!(seqs(&all_events(store, game.id).await), [1]);
     assert!(loaded.seat_tokens.is_empty());
     assert_eq!(
@@ -398,13 +393,13 @@ async fn lobby_lists_public_waiting_games_newest_first(backend: Backend) {
     let mut listed = Vec::new();
     for minute in 0..4 {
         let game = create(store, &format!("2026-05-01T10:0{minute}:00Z")).await;
-        listed.push((game.created_at.clone(), game.id));
+        listed.push((game.created_at, game.id));
     }
     // Two games created at the same instant (written differently) are ordered by id.
     let tie_a = create(store, "2026-05-01T12:00:00+02:00").await;
     let tie_b = create(store, "2026-05-01T10:00:00.000Z").await;
-    listed.push(("2026-05-01T10:00:00Z".to_owned(), tie_a.id));
-    listed.push(("2026-05-01T10:00:00Z".to_owned(), tie_b.id));
+    listed.push((at("2026-05-01T10:00:00Z"), tie_a.id));
+    listed.push((at("2026-05-01T10:00:00Z"), tie_b.id));
 
     let mut private = new_game("2026-05-01T11:00:00Z");
     private.private = true;
@@ -415,28 +410,28 @@ async fn lobby_lists_public_waiting_games_newest_first(backend: Backend) {
     let full = create(store, "2026-05-01T11:00:01Z").await;
     for seat in 0..2 {
         let joined = vec![event("player_joined", json!({"seat": seat}))];
-        store
-            .append(
-                full.id,
-                1 + i64::from(seat),
-                joined,
-                seat_update("waiting", seat, None),
-                None,
-            )
-            .await
-            .expect("join");
-    }
-    let started = create(store, "2026-05-01T11:00:02Z").await;
-    store
-        .append(
-            started.id,
-            1,
-            vec![event("hole_dealt", json!({}))],
-            update("playing"),
+        append_at(
+            store,
+            full.id,
+            1 + i64::from(seat),
+            joined,
+            seat_update("waiting", seat, None),
             None,
         )
         .await
-        .expect("start");
+        .expect("join");
+    }
+    let started = create(store, "2026-05-01T11:00:02Z").await;
+    append_at(
+        store,
+        started.id,
+        1,
+        vec![event("hole_dealt", json!({}))],
+        update("playing"),
+        None,
+    )
+    .await
+    .expect("start");
     let cancelled = create(store, "2026-05-01T11:00:03Z").await;
     store.cancel_game(cancelled.id).await.expect("cancel");
 
@@ -454,7 +449,7 @@ async fn lobby_lists_public_waiting_games_newest_first(backend: Backend) {
     let ids: Vec<Uuid> = pages.iter().flatten().map(|g| g.id).collect();
     assert_eq!(ids, expected);
     let newest = &pages[0][0];
-    assert_eq!(newest.created_at, "2026-05-01T10:03:00.000000Z");
+    assert_eq!(newest.created_at.to_string(), "2026-05-01T10:03:00.000000Z");
     assert_eq!((newest.version, newest.seats, newest.players), (1, 2, 0));
     assert_eq!(
         parsed(&newest.projection),
@@ -470,32 +465,32 @@ async fn cancel_only_while_waiting(backend: Backend) {
     let waiting = create(store, "2026-05-01T12:00:00Z").await;
     store.cancel_game(waiting.id).await.expect("cancel");
     assert!(store.load_game(waiting.id).await.expect("load").is_none());
-    let append = store
-        .append(
-            waiting.id,
-            1,
-            vec![event("player_joined", json!({}))],
-            update("waiting"),
-            None,
-        )
-        .await;
-    assert!(matches!(append, Err(StoreError::NotFound)), "{append:?}");
+    let append = append_at(
+        store,
+        waiting.id,
+        1,
+        vec![event("player_joined", json!({}))],
+        update("waiting"),
+        None,
+    )
+    .await;
+    assert!(matches!(append, Err(StoreError::Conflict)), "{append:?}");
     let again = store.cancel_game(waiting.id).await;
     assert!(matches!(again, Err(StoreError::NotFound)), "{again:?}");
     let unknown = store.cancel_game(Uuid::new_v4()).await;
     assert!(matches!(unknown, Err(StoreError::NotFound)), "{unknown:?}");
 
     let started = create(store, "2026-05-01T12:00:00Z").await;
-    store
-        .append(
-            started.id,
-            1,
-            vec![event("hole_dealt", json!({}))],
-            update("playing"),
-            None,
-        )
-        .await
-        .expect("start");
+    append_at(
+        store,
+        started.id,
+        1,
+        vec![event("hole_dealt", json!({}))],
+        update("playing"),
+        None,
+    )
+    .await
+    .expect("start");
     let refused = store.cancel_game(started.id).await;
     assert!(
         matches!(refused, Err(StoreError::NotWaiting)),
@@ -506,7 +501,7 @@ async fn cancel_only_while_waiting(backend: Backend) {
         .await
         .expect("load")
         .expect("game");
-    assert_eq!(loaded.status, "playing");
+    assert_eq!(loaded.status, Status::Playing);
 }
 
 async fn game_ids_page_through_every_game(backend: Backend) {
@@ -549,7 +544,7 @@ async fn a_write_behind_a_held_lock_is_busy(backend: Backend) {
     let holder = db.database.hold(game.id).await;
     let join = || vec![event("player_joined", json!({"seat": 0}))];
     // The outer timeout only keeps a regression from hanging the suite.
-    let waiting = store.append(game.id, 1, join(), update("waiting"), None);
+    let waiting = append_at(store.as_ref(), game.id, 1, join(), update("waiting"), None);
     let result = tokio::time::timeout(Duration::from_secs(30), waiting)
         .await
         .expect("the append gave up by itself");
@@ -558,8 +553,7 @@ async fn a_write_behind_a_held_lock_is_busy(backend: Backend) {
     assert_eq!(loaded.version, 1, "nothing written");
 
     holder.release().await;
-    let appended = store
-        .append(game.id, 1, join(), update("waiting"), None)
+    let appended = append_at(store.as_ref(), game.id, 1, join(), update("waiting"), None)
         .await
         .expect("append once the game is free");
     assert_eq!(seqs(&appended), [2]);

@@ -288,7 +288,10 @@ pub const CODES: &[ProblemCode] = &[
 pub fn entry(code: &str) -> &'static ProblemCode {
     let find = |code: &str| CODES.iter().find(|entry| entry.code == code);
     find(code).unwrap_or_else(|| {
-        tracing::error!(code, "a problem code outside the catalog: answered as internal_error");
+        tracing::error!(
+            code,
+            "a problem code outside the catalog: answered as internal_error"
+        );
         find("internal_error").expect("internal_error is in the catalog")
     })
 }

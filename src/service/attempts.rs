@@ -44,11 +44,11 @@ impl<T> Attempt<T> {
     /// with `answer` once stored.
     pub(super) fn write(state: State, advanced: Advanced, at: Timestamp, answer: T) -> Self {
         let update = GameUpdate {
-            status: state.status.name().to_owned(),
+            status: state.status,
             projection: codec::projection(&state),
             new_seat: None,
             snapshots: advanced.snapshots,
-            deadline_at: engine::turn_deadline(&state).map(|deadline| deadline.to_string()),
+            deadline_at: engine::turn_deadline(&state),
         };
         Attempt::Write(Box::new(Write {
             events: advanced.events,

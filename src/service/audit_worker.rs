@@ -107,7 +107,7 @@ async fn audit_game(store: &dyn EventStore, id: Uuid) -> Result<Option<AuditResu
     let Some(record) = store.load_game(id).await? else {
         return Err(ServiceError::NotFound("There is no such game."));
     };
-    if record.status != Status::Finished.name() {
+    if record.status != Status::Finished {
         return Ok(None);
     }
     if let Some(stored) = record.audit {

@@ -124,18 +124,19 @@ impl Inner {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::{Rules, Status, Timestamp};
 
     fn game(n: u128, version: i64) -> Arc<CachedGame> {
         Arc::new(CachedGame {
             record: GameRecord {
                 id: Uuid::from_u128(n),
-                created_at: String::new(),
-                status: "playing".to_owned(),
+                created_at: Timestamp::default(),
+                status: Status::Playing,
                 version,
                 seats: 2,
                 holes: 1,
                 players: 2,
-                rules: serde_json::Value::Null,
+                rules: Rules::default(),
                 commitment: String::new(),
                 server_seed: [0; 32],
                 host_token_hash: [0; 32],

@@ -1,5 +1,5 @@
 //! Group commit: the appends that concurrent writes of different games make are written by one
-//! store call ([`EventStore::append_batch`]: on PostgreSQL one statement and one commit), each
+//! store call ([`EventStore::append`]: on PostgreSQL one statement and one commit), each
 //! acknowledged only after it. A batch ([`super::batches`]) holds one append per game at most,
 //! and none of a game that a batch being written holds: that append waits for a later batch,
 //! where the first one's version decides it. Each game's version is checked on its own row, so a
@@ -30,7 +30,7 @@ impl Job for GroupCommit {
     }
 
     async fn run(&self, appends: Vec<Append>) -> Vec<Self::Answer> {
-        self.0.append_batch(appends).await
+        self.0.append(appends).await
     }
 
     fn unanswered(why: &'static str) -> Self::Answer {

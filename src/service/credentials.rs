@@ -5,7 +5,7 @@ use subtle::ConstantTimeEq;
 
 use crate::engine::{Seat, Viewer};
 use crate::service::ServiceError;
-use crate::store::{GameRecord, find_seat};
+use crate::store::GameRecord;
 
 /// What a request's token proved about its sender, once checked against the game.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,6 +46,20 @@ pub fn authenticate(record: &GameRecord, token: Option<&str>) -> Result<Credenti
     }
 }
 
+/// The seat whose token hash equals `token_hash`, comparing every row in constant time.
+fn find_seat(hashes: &[(i32, Option<[u8; 32]>)], token_hash: &[u8; 32]) -> Option<i32> {
+    let mut found = None;
+    for (seat, hash) in hashes {
+        if let Some(hash) = hash {
+            let equal: bool = hash.ct_eq(token_hash).into();
+            if equal && found.is_none() {
+                found = Some(*seat);
+            }
+        }
+    }
+    found
+}
+
 /// A 256-bit secret token, shown once, stored only as its SHA-256.
 pub struct Token(pub String);
 
@@ -70,4 +84,18 @@ pub fn random_bytes<const N: usize>() -> [u8; N] {
     let mut bytes = [0u8; N];
     getrandom::fill(&mut bytes).expect("the operating system's random number generator works");
     bytes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::find_seat;
+
+    #[test]
+    fn a_seat_is_found_by_its_token_hash_and_a_bot_by_none() {
+        let hashes = [(0, Some([9; 32])), (1, None), (2, Some([7; 32]))];
+        assert_eq!(find_seat(&hashes, &[9; 32]), Some(0));
+        assert_eq!(find_seat(&hashes, &[7; 32]), Some(2));
+        assert_eq!(find_seat(&hashes, &[8; 32]), None);
+        assert_eq!(find_seat(&[], &[9; 32]), None);
+    }
 }

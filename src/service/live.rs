@@ -210,7 +210,7 @@ impl LiveLog {
         }
         // What was read, even if an entry were missing: the tail must end at `version`.
         recent.version = recent.tail.last().map_or(record.version, |entry| entry.seq);
-        recent.status = Some(record.status);
+        recent.status = Some(record.status.name().to_owned());
         Ok(())
     }
 
@@ -220,7 +220,7 @@ impl LiveLog {
         let Some(record) = self.service.store.load_game(self.id).await? else {
             return Ok(None);
         };
-        let finished = record.status == Status::Finished.name();
+        let finished = record.status == Status::Finished;
         if record.version <= self.last {
             self.finished = finished;
             return Ok(Some(Vec::new()));

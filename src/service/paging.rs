@@ -34,7 +34,7 @@ pub fn decode_cursor(text: &str) -> Result<LobbyCursor, ServiceError> {
         return Err(malformed());
     }
     Ok(LobbyCursor {
-        created_at: created_at.to_owned(),
+        created_at: time,
         id: id.parse().map_err(|_| malformed())?,
     })
 }

@@ -78,11 +78,7 @@ impl GameService {
     pub async fn sweep(&self, waiting_expiry: Duration) -> Result<Swept, ServiceError> {
         let now = self.now();
         let mut swept = Swept::default();
-        for id in self
-            .store
-            .overdue_games(&now.to_string(), SWEEP_BATCH)
-            .await?
-        {
+        for id in self.store.overdue_games(now, SWEEP_BATCH).await? {
             match self.take_overdue_seats(id).await {
                 Ok(taken) => swept.seats_taken += taken,
                 Err(error) => tracing::warn!(game = %id, %error, "could not take overdue seats"),
@@ -92,7 +88,7 @@ impl GameService {
         let created_before = Timestamp(now.0.saturating_sub(expiry));
         for id in self
             .store
-            .expired_waiting_games(&created_before.to_string(), SWEEP_BATCH)
+            .expired_waiting_games(created_before, SWEEP_BATCH)
             .await?
         {
             match self.store.cancel_game(id).await {

@@ -120,17 +120,17 @@ impl GameService {
         let host_token = Token::generate();
         let game = NewGame {
             id,
-            created_at: at.to_string(),
+            created_at: at,
             seats: i32::from(seats),
             holes: i32::from(holes),
-            rules: to_json(&state.rules),
+            rules: state.rules,
             commitment: state.commitment.clone(),
             server_seed: secrets.server_seed,
             host_token_hash: host_token.hash(),
             private: request.private,
             stacked: state.stacked,
             decks: request.decks.as_ref().map(to_json),
-            status: state.status.name().to_owned(),
+            status: state.status,
             projection: codec::projection(&state),
         };
         let created = CreatedGame {

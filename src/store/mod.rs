@@ -6,14 +6,15 @@
 //! `create_idempotency`). It knows nothing of the rules: events and projections are plain JSON.
 //!
 //! # Layout
-//! - `mod.rs`: the [`EventStore`] trait, its data types, [`connect`] and [`find_seat`].
+//! - `mod.rs`: the [`EventStore`] trait, its data types and [`connect`].
 //! - [`chain`]: salts, canonical JSON and the hash chain ([`chain::verify_chain`]).
 //! - [`error`]: [`StoreError`] and the mapping of database errors.
 //! - [`notify`]: the per-instance hub that wakes streams of the live log when a game changes.
 //! - `rows.rs`: the rows both backends read, and their conversion to the types above.
 //! - `sql.rs`: the one `EventStore` implementation, `SqlStore`, generic over a `Backend`: every
-//!   call's logic, and the statements that read the same in both dialects; `sql/inserts.rs`: the
-//!   rows a write inserts besides the game row.
+//!   call's logic, and the statements that read the same in both dialects; `sql/batch.rs`: the
+//!   rows an append writes (the game rows, and the entries, seats, stored responses and
+//!   snapshots beside them), built once as one document of named parts that both backends read.
 //! - `postgres.rs`, `sqlite.rs`: the two backends, with the same behavior (one test suite runs on
 //!   both): how each connects and starts a write, and its statements where the dialects differ,
 //!   each written whole.
@@ -41,8 +42,9 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use serde_json::{Value, json};
-use subtle::ConstantTimeEq;
 use uuid::Uuid;
+
+use crate::engine::{Rules, Status, Timestamp};
 
 pub use chain::{ChainError, verify_chain};
 pub use error::StoreError;
@@ -51,10 +53,6 @@ pub use notify::{Changes, Recent, Subscription};
 /// JSON text as the store keeps it (a projection, a snapshot's state): written and read as text,
 /// without a tree of it built on the way, since only the engine's types give it a meaning.
 pub type RawJson = Box<serde_json::value::RawValue>;
-
-/// Events written by one INSERT: 7 parameters each stays well below both backends' limits on
-/// the parameters of one statement.
-const EVENTS_PER_INSERT: usize = 1000;
 
 /// Games whose versions one call of [`EventStore::game_versions`] may ask for.
 pub const VERSIONS_PER_READ: usize = 500;
@@ -100,16 +98,14 @@ impl Entry {
 }
 
 /// A game to create, with everything its row holds.
-///
-/// `created_at` is RFC 3339; the store keeps it in UTC with microseconds
-/// (`2026-05-01T12:00:00.000000Z`) so the lobby orders games by it.
 #[derive(Debug, Clone)]
 pub struct NewGame {
     pub id: Uuid,
-    pub created_at: String,
+    /// When the game was created: the lobby orders games by it.
+    pub created_at: Timestamp,
     pub seats: i32,
     pub holes: i32,
-    pub rules: Value,
+    pub rules: Rules,
     pub commitment: String,
     pub server_seed: [u8; 32],
     pub host_token_hash: [u8; 32],
@@ -117,7 +113,7 @@ pub struct NewGame {
     pub stacked: bool,
     /// The explicit decks of a stacked game: secret until the game ends.
     pub decks: Option<Value>,
-    pub status: String,
+    pub status: Status,
     pub projection: RawJson,
 }
 
@@ -145,7 +141,7 @@ impl GameRecord {
     }
 }
 
-/// One append of [`EventStore::append_batch`]: what [`EventStore::append_after`] takes.
+/// One append of [`EventStore::append`]: its events, written after `head`.
 #[derive(Debug, Clone)]
 pub struct Append {
     pub game_id: Uuid,
@@ -160,13 +156,14 @@ pub struct Append {
 #[derive(Debug, Clone)]
 pub struct GameRecord {
     pub id: Uuid,
-    pub created_at: String,
-    pub status: String,
+    pub created_at: Timestamp,
+    /// Never cancelled: a cancelled game does not load.
+    pub status: Status,
     pub version: i64,
     pub seats: i32,
     pub holes: i32,
     pub players: i32,
-    pub rules: Value,
+    pub rules: Rules,
     pub commitment: String,
     pub server_seed: [u8; 32],
     pub host_token_hash: [u8; 32],
@@ -178,7 +175,7 @@ pub struct GameRecord {
     /// The audit of a finished game, once computed (see [`EventStore::record_audit`]).
     pub audit: Option<AuditResult>,
     /// The token hash of every seat taken (`None` for a bot), by seat: read with the row, so
-    /// that authenticating a request costs no second query. See [`find_seat`].
+    /// that authenticating a request costs no second query.
     pub seat_tokens: Vec<(i32, Option<[u8; 32]>)>,
 }
 
@@ -205,14 +202,14 @@ pub struct NewSeat {
 /// The game row after an append.
 #[derive(Debug, Clone)]
 pub struct GameUpdate {
-    pub status: String,
+    pub status: Status,
     pub projection: RawJson,
     pub new_seat: Option<NewSeat>,
     /// States of the game to keep, after some of the new entries: a replay may start from them.
     pub snapshots: Vec<Snapshot>,
-    /// When a bot may take the seats the game now waits for (RFC 3339, as the entries' `at`), or
-    /// `None`: what [`EventStore::overdue_games`] looks for.
-    pub deadline_at: Option<String>,
+    /// When a bot may take the seats the game now waits for, or `None`: what
+    /// [`EventStore::overdue_games`] looks for.
+    pub deadline_at: Option<Timestamp>,
 }
 
 /// The state of a game after entry `seq`, where a command's events end.
@@ -255,7 +252,7 @@ pub struct StoredResponse {
 #[derive(Debug, Clone)]
 pub struct LobbyGame {
     pub id: Uuid,
-    pub created_at: String,
+    pub created_at: Timestamp,
     pub version: i64,
     pub seats: i32,
     pub players: i32,
@@ -263,19 +260,16 @@ pub struct LobbyGame {
 }
 
 /// Where the next lobby page starts: after this game in (created_at, id) descending order.
-///
-/// `created_at` must be RFC 3339 (as [`LobbyGame::created_at`] is); the HTTP layer should check a
-/// cursor it decodes from a client, since the store reports a malformed one as `Internal`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LobbyCursor {
-    pub created_at: String,
+    pub created_at: Timestamp,
     pub id: Uuid,
 }
 
 impl From<&LobbyGame> for LobbyCursor {
     fn from(game: &LobbyGame) -> Self {
         LobbyCursor {
-            created_at: game.created_at.clone(),
+            created_at: game.created_at,
             id: game.id,
         }
     }
@@ -299,47 +293,20 @@ pub trait EventStore: Send + Sync {
     /// Loads a game in one query. A cancelled or unknown game is `None`.
     async fn load_game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError>;
 
-    /// Appends `events` after entry `expected_version`, applies `update` and stores `idem`, in one
-    /// transaction. Returns the stored entries (none when `events` is empty: then only the row is
-    /// updated, still under the version check).
+    /// Appends to distinct games, answered in order: each append's events after its `head`,
+    /// which the caller read with the game, with its `update` and `idem`. On PostgreSQL one
+    /// statement and one commit for all of them, with no read of the games first.
     ///
-    /// Fails with `NotFound` for an unknown or cancelled game, with `Conflict` if the version moved
-    /// on, the seat is taken or the idempotency key is recorded; nothing is written then.
-    async fn append(
-        &self,
-        game_id: Uuid,
-        expected_version: i64,
-        events: Vec<NewEvent>,
-        update: GameUpdate,
-        idem: Option<MoveIdempotency>,
-    ) -> Result<Vec<Entry>, StoreError>;
+    /// Each game's version is checked on its own row: an append whose game is no longer at
+    /// `head.version` (or was cancelled since, or is unknown) fails alone with `Conflict`,
+    /// writing nothing, and the others are written. A taken seat or recorded idempotency key
+    /// fails its append alone with `Conflict` too (the batch is then written one append at a
+    /// time). An append of no events only updates the row, still under the version check.
+    async fn append(&self, appends: Vec<Append>) -> Vec<Result<Vec<Entry>, StoreError>>;
 
-    /// As [`EventStore::append`], after `head`, which the caller read with the game: on the common
-    /// path one statement on PostgreSQL, with no read of the game first.
-    ///
-    /// Fails with `Conflict` if the game is no longer at `head.version` (or was cancelled since),
-    /// the seat is taken or the idempotency key is recorded; nothing is written then.
-    async fn append_after(
-        &self,
-        game_id: Uuid,
-        head: Head,
-        events: Vec<NewEvent>,
-        update: GameUpdate,
-        idem: Option<MoveIdempotency>,
-    ) -> Result<Vec<Entry>, StoreError>;
-
-    /// Appends to distinct games, each as [`EventStore::append_after`] would, answered in order:
-    /// on PostgreSQL one statement and one commit for all of them. Each game's version is checked
-    /// on its own row, so a stale append fails alone (`Conflict`) and the others are written.
-    async fn append_batch(&self, appends: Vec<Append>) -> Vec<Result<Vec<Entry>, StoreError>>;
-
-    /// How many [`EventStore::append_batch`] calls are worth running at once: while one waits
+    /// How many [`EventStore::append`] calls are worth running at once: while one waits
     /// for its commit, the next one is on its way where the database writes concurrently.
     fn concurrent_batches(&self) -> usize;
-
-    /// The version of game `id`, unless it is unknown or cancelled: one point read, so that a
-    /// state kept in memory can be checked against the database before it is shown.
-    async fn game_version(&self, id: Uuid) -> Result<Option<i64>, StoreError>;
 
     /// The versions of those of games `ids` that exist and are not cancelled, in one query (at
     /// most [`VERSIONS_PER_READ`] ids), in no particular order.
@@ -382,20 +349,20 @@ pub trait EventStore: Send + Sync {
         cursor: Option<LobbyCursor>,
     ) -> Result<Vec<LobbyGame>, StoreError>;
 
-    /// Cancels a waiting game: it then loads as `None` and appends fail with `NotFound`.
+    /// Cancels a waiting game: it then loads as `None` and appends to it fail with `Conflict`.
     ///
     /// Fails with `NotWaiting` once the game started, `NotFound` if unknown or already cancelled.
     async fn cancel_game(&self, id: Uuid) -> Result<(), StoreError>;
 
-    /// Up to `limit` games whose `deadline_at` (see [`GameUpdate`]) is at or before `now`
-    /// (RFC 3339), earliest deadline first: the turn timeouts due.
-    async fn overdue_games(&self, now: &str, limit: i64) -> Result<Vec<Uuid>, StoreError>;
+    /// Up to `limit` games whose `deadline_at` (see [`GameUpdate`]) is at or before `now`,
+    /// earliest deadline first: the turn timeouts due.
+    async fn overdue_games(&self, now: Timestamp, limit: i64) -> Result<Vec<Uuid>, StoreError>;
 
-    /// Up to `limit` waiting games (private ones included) created at or before `created_before`
-    /// (RFC 3339), oldest first: those to cancel for want of players.
+    /// Up to `limit` waiting games (private ones included) created at or before `created_before`,
+    /// oldest first: those to cancel for want of players.
     async fn expired_waiting_games(
         &self,
-        created_before: &str,
+        created_before: Timestamp,
         limit: i64,
     ) -> Result<Vec<Uuid>, StoreError>;
 
@@ -493,33 +460,6 @@ pub async fn load_log_between(
     }
 }
 
-/// The seat whose token hash equals `token_hash`, comparing every row in constant time.
-pub fn find_seat(hashes: &[(i32, Option<[u8; 32]>)], token_hash: &[u8; 32]) -> Option<i32> {
-    let mut found = None;
-    for (seat, hash) in hashes {
-        if let Some(hash) = hash {
-            let equal: bool = hash.ct_eq(token_hash).into();
-            if equal && found.is_none() {
-                found = Some(*seat);
-            }
-        }
-    }
-    found
-}
-
-/// Rewrites an RFC 3339 time as UTC with microseconds, the form kept in `games.created_at`:
-/// its text order is its time order.
-fn normalize_created_at(created_at: &str) -> Result<String, StoreError> {
-    chrono::DateTime::parse_from_rfc3339(created_at)
-        .map(|t| {
-            t.with_timezone(&chrono::Utc)
-                .to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
-        })
-        .map_err(|e| {
-            StoreError::Internal(format!("created_at {created_at:?} is not RFC 3339: {e}"))
-        })
-}
-
 /// The seal of new events after `head`, as the store needs it.
 fn seal(
     server_seed: &[u8; 32],
@@ -529,12 +469,4 @@ fn seal(
 ) -> Result<(Vec<Entry>, [u8; 32]), StoreError> {
     chain::seal(server_seed, head, first_seq, events)
         .map_err(|e| StoreError::Internal(e.to_string()))
-}
-
-/// The raw salt and hash of an entry, as the `events` table holds them.
-fn entry_bytes(entry: &Entry) -> Result<(Vec<u8>, Vec<u8>), StoreError> {
-    let decode = |text: &str| {
-        hex::decode(text).map_err(|e| StoreError::Internal(format!("entry {}: {e}", entry.seq)))
-    };
-    Ok((decode(&entry.salt)?, decode(&entry.hash)?))
 }

@@ -2,20 +2,19 @@
 //!
 //! An append is one statement ([`APPEND`]) whose `UPDATE ... WHERE version = $expected` of the
 //! game row comes first: appends to one game queue behind its row lock and the loser of a race
-//! finds the version moved (`Conflict`); appends to different games never wait for each other. Every statement on game data names its `game_id`, so the schema can
-//! be distributed by it (docs/SCALING.md).
+//! finds the version moved (`Conflict`); appends to different games never wait for each other.
+//! Every statement on game data names its `game_id`, so the schema can be distributed by it
+//! (docs/SCALING.md).
 
 use std::str::FromStr;
 
-use serde_json::Value;
-use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions, PgQueryResult};
-use sqlx::types::Json;
+use sqlx::postgres::{PgConnectOptions, PgConnection, PgPool, PgPoolOptions, PgQueryResult};
 use sqlx::{Postgres, Transaction};
 use uuid::Uuid;
 
 use super::notify::Changes;
-use super::sql::{Backend, Sealed, SqlStore, Statements};
-use super::{IDEMPOTENCY_TTL, PoolOptions, StoreError, entry_bytes};
+use super::sql::{Backend, Batch, SqlStore, Statements};
+use super::{IDEMPOTENCY_TTL, PoolOptions, StoreError};
 
 /// A pool of PostgreSQL connections.
 pub type PgStore = SqlStore<Postgres>;
@@ -56,147 +55,60 @@ impl PgStore {
     }
 }
 
-/// Appends to distinct games in one statement, one array per column. Each game's head moves only
-/// if it is at its expected version and not cancelled (`$1` ids, `$2` expected versions, `$3` new
-/// versions, `$4` head hashes, `$5` statuses, `$6` projections as JSON text, `$7` seats taken: 0
-/// or 1, `$31` turn deadlines: RFC 3339 text or NULL); the other parts insert only for the games
-/// whose head moved: the entries (`$8` their games, `$9`..`$14`), the seats taken (`$15` games,
-/// `$16`..`$20`), the moves' stored responses (`$22` games, `$23`..`$27`; `$21` the ttl in
-/// seconds) and the snapshots (`$28` games, `$29`, `$30` states as JSON text).
-/// It returns the ids of the games written; the others were moved on or cancelled by another
-/// writer. A taken seat or a recorded key fails the whole statement with a unique violation
-/// (`Conflict`); an expired record with the same key is deleted first (`expired`, evaluated
-/// before `answered` reads its count), as `insert_move_response` replaces one.
+/// Appends to distinct games in one statement, reading the named parts of a [`Batch`] (`$1`
+/// games, `$2` events, `$3` seats, `$4` responses, `$5` snapshots; `$6` the idempotency ttl in
+/// seconds). Each game's head moves only if it is at its expected version and not cancelled
+/// (`head`); the other parts insert only for the games whose head moved. It returns the ids of
+/// the games written; the others were moved on or cancelled by another writer. A taken seat or a
+/// recorded key fails the whole statement with a unique violation (`Conflict`); an expired record
+/// with the same key is deleted first (`expired`, evaluated before `answered` reads its count).
+/// Projections and states are read as `json`: their text is stored as written, never rebuilt.
 ///
 /// The `UPDATE`'s row locks make a concurrent append to one of these games wait for this
 /// statement's commit, then find the version moved: it writes nothing. `pg_notify` in the same
 /// statement costs no round trip; the notifications leave on commit.
 const APPEND: &str = "\
     WITH head AS ( \
-        UPDATE games SET version = input.version, head_hash = input.head_hash, \
-            status = input.status, projection = input.projection::json, \
-            players = players + input.joined, deadline_at = input.deadline_at::timestamptz \
-        FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::bytea[], $5::text[], \
-                    $6::text[], $7::integer[], $31::text[]) \
-            AS input (id, expected, version, head_hash, status, projection, joined, deadline_at) \
-        WHERE games.id = input.id AND games.version = input.expected \
-            AND games.status <> 'cancelled' \
+        UPDATE games SET version = g.version, head_hash = decode(g.head_hash, 'hex'), \
+            status = g.status, projection = g.projection, players = players + g.joined, \
+            deadline_at = g.deadline_at \
+        FROM json_to_recordset($1::json) AS g (id uuid, expected bigint, version bigint, \
+            head_hash text, status text, projection json, joined integer, \
+            deadline_at timestamptz) \
+        WHERE games.id = g.id AND games.version = g.expected AND games.status <> 'cancelled' \
         RETURNING games.id), \
     appended AS ( \
         INSERT INTO events (game_id, seq, type, data, at, salt, hash) \
-        SELECT e.game_id, e.seq, e.type, e.data, e.at, e.salt, e.hash \
-        FROM unnest($8::uuid[], $9::bigint[], $10::text[], $11::jsonb[], $12::text[], \
-                    $13::bytea[], $14::bytea[]) AS e (game_id, seq, type, data, at, salt, hash) \
+        SELECT e.game_id, e.seq, e.type, e.data, e.at, decode(e.salt, 'hex'), \
+            decode(e.hash, 'hex') \
+        FROM json_to_recordset($2::json) AS e (game_id uuid, seq bigint, type text, data jsonb, \
+            at text, salt text, hash text) \
         WHERE e.game_id IN (SELECT id FROM head)), \
     seated AS ( \
         INSERT INTO seats (game_id, seat, name, bot, client_seed, token_hash) \
-        SELECT s.game_id, s.seat, s.name, s.bot, s.client_seed, s.token_hash \
-        FROM unnest($15::uuid[], $16::integer[], $17::text[], $18::text[], $19::text[], \
-                    $20::bytea[]) AS s (game_id, seat, name, bot, client_seed, token_hash) \
+        SELECT s.game_id, s.seat, s.name, s.bot, s.client_seed, decode(s.token_hash, 'hex') \
+        FROM json_to_recordset($3::json) AS s (game_id uuid, seat integer, name text, bot text, \
+            client_seed text, token_hash text) \
         WHERE s.game_id IN (SELECT id FROM head)), \
     expired AS ( \
         DELETE FROM move_idempotency m \
-        USING unnest($22::uuid[], $23::integer[], $24::text[]) AS k (game_id, seat, key) \
-        WHERE m.game_id = k.game_id AND m.seat = k.seat AND m.key = k.key \
-            AND m.created_at <= now() - make_interval(secs => $21) \
-            AND k.game_id IN (SELECT id FROM head) \
+        USING json_to_recordset($4::json) AS r (game_id uuid, seat integer, key text) \
+        WHERE m.game_id = r.game_id AND m.seat = r.seat AND m.key = r.key \
+            AND m.created_at <= now() - make_interval(secs => $6) \
+            AND r.game_id IN (SELECT id FROM head) \
         RETURNING 1), \
     answered AS ( \
         INSERT INTO move_idempotency (game_id, seat, key, fingerprint, status, body) \
-        SELECT k.game_id, k.seat, k.key, k.fingerprint, k.status, k.body \
-        FROM unnest($22::uuid[], $23::integer[], $24::text[], $25::text[], $26::integer[], \
-                    $27::jsonb[]) AS k (game_id, seat, key, fingerprint, status, body) \
-        WHERE k.game_id IN (SELECT id FROM head) AND (SELECT count(*) FROM expired) >= 0), \
+        SELECT r.game_id, r.seat, r.key, r.fingerprint, r.status, r.body \
+        FROM json_to_recordset($4::json) AS r (game_id uuid, seat integer, key text, \
+            fingerprint text, status integer, body jsonb) \
+        WHERE r.game_id IN (SELECT id FROM head) AND (SELECT count(*) FROM expired) >= 0), \
     kept AS ( \
         INSERT INTO snapshots (game_id, seq, state) \
-        SELECT s.game_id, s.seq, s.state::json \
-        FROM unnest($28::uuid[], $29::bigint[], $30::text[]) AS s (game_id, seq, state) \
+        SELECT s.game_id, s.seq, s.state \
+        FROM json_to_recordset($5::json) AS s (game_id uuid, seq bigint, state json) \
         WHERE s.game_id IN (SELECT id FROM head)) \
     SELECT id FROM head, LATERAL (SELECT pg_notify('golf_events', id::text)) AS notified";
-
-/// The parameters of [`APPEND`]: one vector per array.
-#[derive(Default)]
-struct Columns<'a> {
-    id: Vec<Uuid>,
-    expected: Vec<i64>,
-    version: Vec<i64>,
-    head_hash: Vec<Vec<u8>>,
-    status: Vec<&'a str>,
-    projection: Vec<&'a str>,
-    joined: Vec<i32>,
-    deadline_at: Vec<Option<&'a str>>,
-    event_game: Vec<Uuid>,
-    event_seq: Vec<i64>,
-    event_type: Vec<&'a str>,
-    event_data: Vec<Json<&'a Value>>,
-    event_at: Vec<&'a str>,
-    event_salt: Vec<Vec<u8>>,
-    event_hash: Vec<Vec<u8>>,
-    seat_game: Vec<Uuid>,
-    seat: Vec<i32>,
-    seat_name: Vec<&'a str>,
-    seat_bot: Vec<Option<&'a str>>,
-    seat_client_seed: Vec<&'a str>,
-    seat_token_hash: Vec<Option<Vec<u8>>>,
-    idem_game: Vec<Uuid>,
-    idem_seat: Vec<i32>,
-    idem_key: Vec<&'a str>,
-    idem_fingerprint: Vec<&'a str>,
-    idem_status: Vec<i32>,
-    idem_body: Vec<Json<&'a Value>>,
-    snapshot_game: Vec<Uuid>,
-    snapshot_seq: Vec<i64>,
-    snapshot_state: Vec<&'a str>,
-}
-
-impl<'a> Columns<'a> {
-    fn add(&mut self, sealed: &Sealed<'a>) -> Result<(), StoreError> {
-        let game = sealed.game_id;
-        let update = sealed.update;
-        self.id.push(game);
-        self.expected.push(sealed.expected_version);
-        self.version
-            .push(sealed.expected_version + sealed.entries.len() as i64);
-        self.head_hash.push(sealed.head_hash.to_vec());
-        self.status.push(&update.status);
-        self.projection.push(update.projection.get());
-        self.joined.push(i32::from(update.new_seat.is_some()));
-        self.deadline_at.push(update.deadline_at.as_deref());
-        for entry in sealed.entries {
-            let (salt, hash) = entry_bytes(entry)?;
-            self.event_game.push(game);
-            self.event_seq.push(entry.seq);
-            self.event_type.push(&entry.kind);
-            self.event_data.push(Json(&entry.data));
-            self.event_at.push(&entry.at);
-            self.event_salt.push(salt);
-            self.event_hash.push(hash);
-        }
-        if let Some(seat) = &update.new_seat {
-            self.seat_game.push(game);
-            self.seat.push(seat.seat);
-            self.seat_name.push(&seat.name);
-            self.seat_bot.push(seat.bot.as_deref());
-            self.seat_client_seed.push(&seat.client_seed);
-            self.seat_token_hash
-                .push(seat.token_hash.map(|h| h.to_vec()));
-        }
-        if let Some(idem) = sealed.idem {
-            self.idem_game.push(game);
-            self.idem_seat.push(idem.seat);
-            self.idem_key.push(&idem.key);
-            self.idem_fingerprint.push(&idem.fingerprint);
-            self.idem_status.push(i32::from(idem.response_status));
-            self.idem_body.push(Json(&idem.response_body));
-        }
-        for snapshot in &update.snapshots {
-            self.snapshot_game.push(game);
-            self.snapshot_seq.push(snapshot.seq);
-            self.snapshot_state.push(snapshot.state.get());
-        }
-        Ok(())
-    }
-}
 
 impl Backend for Postgres {
     /// Seconds, as `make_interval(secs => $1)` takes them.
@@ -220,13 +132,6 @@ impl Backend for Postgres {
                                           ORDER BY seat), '[]'::json) \
                  FROM seats WHERE seats.game_id = games.id) AS seat_tokens \
             FROM games WHERE id = $1 AND status <> 'cancelled'",
-        insert_move_response: "\
-            INSERT INTO move_idempotency (game_id, seat, key, fingerprint, status, body) \
-            VALUES ($2, $3, $4, $5, $6, $7) \
-            ON CONFLICT (game_id, seat, key) DO UPDATE \
-            SET fingerprint = excluded.fingerprint, status = excluded.status, \
-                body = excluded.body, created_at = now() \
-            WHERE move_idempotency.created_at <= now() - make_interval(secs => $1)",
         insert_create_response: "\
             INSERT INTO create_idempotency (key, fingerprint, status, body) \
             VALUES ($2, $3, $4, $5) \
@@ -290,50 +195,22 @@ impl Backend for Postgres {
         pool.begin().await
     }
 
-    /// One statement (see [`APPEND`]), so one round trip and one commit for all of them.
-    async fn append_sealed(pool: &PgPool, appends: &[Sealed<'_>]) -> Result<Vec<bool>, StoreError> {
-        let mut games = Columns::default();
-        for sealed in appends {
-            games.add(sealed)?;
-        }
-        let written: Vec<Uuid> = sqlx::query_scalar(APPEND)
-            .bind(&games.id)
-            .bind(&games.expected)
-            .bind(&games.version)
-            .bind(&games.head_hash)
-            .bind(&games.status)
-            .bind(&games.projection)
-            .bind(&games.joined)
-            .bind(&games.event_game)
-            .bind(&games.event_seq)
-            .bind(&games.event_type)
-            .bind(&games.event_data)
-            .bind(&games.event_at)
-            .bind(&games.event_salt)
-            .bind(&games.event_hash)
-            .bind(&games.seat_game)
-            .bind(&games.seat)
-            .bind(&games.seat_name)
-            .bind(&games.seat_bot)
-            .bind(&games.seat_client_seed)
-            .bind(&games.seat_token_hash)
+    /// One statement (see [`APPEND`]).
+    async fn write_batch(conn: &mut PgConnection, batch: &Batch) -> Result<Vec<Uuid>, StoreError> {
+        Ok(sqlx::query_scalar(APPEND)
+            .bind(&batch.games)
+            .bind(&batch.events)
+            .bind(&batch.seats)
+            .bind(&batch.responses)
+            .bind(&batch.snapshots)
             .bind(IDEMPOTENCY_TTL.as_secs_f64())
-            .bind(&games.idem_game)
-            .bind(&games.idem_seat)
-            .bind(&games.idem_key)
-            .bind(&games.idem_fingerprint)
-            .bind(&games.idem_status)
-            .bind(&games.idem_body)
-            .bind(&games.snapshot_game)
-            .bind(&games.snapshot_seq)
-            .bind(&games.snapshot_state)
-            .bind(&games.deadline_at)
-            .fetch_all(pool)
-            .await?;
-        Ok(appends
-            .iter()
-            .map(|sealed| written.contains(&sealed.game_id))
-            .collect())
+            .fetch_all(conn)
+            .await?)
+    }
+
+    /// The statement outside a transaction: one round trip and one commit for all of them.
+    async fn append_batch(pool: &PgPool, batch: &Batch) -> Result<Vec<Uuid>, StoreError> {
+        Self::write_batch(&mut *pool.acquire().await?, batch).await
     }
 
     /// One array parameter: one prepared statement whatever the number of games.

@@ -5,7 +5,8 @@ use serde_json::Value;
 use sqlx::types::Json;
 use uuid::Uuid;
 
-use super::{AuditResult, Entry, GameRecord, Head, LobbyGame, RawJson, StoreError, StoredResponse};
+use super::{AuditResult, Entry, GameRecord, LobbyGame, RawJson, StoreError, StoredResponse};
+use crate::engine::{Rules, Status, Timestamp};
 
 pub fn bytes32(bytes: Vec<u8>, what: &str) -> Result<[u8; 32], StoreError> {
     bytes
@@ -13,16 +14,30 @@ pub fn bytes32(bytes: Vec<u8>, what: &str) -> Result<[u8; 32], StoreError> {
         .map_err(|b: Vec<u8>| StoreError::Corrupt(format!("{what} has {} bytes", b.len())))
 }
 
+/// A time as the store writes it (see [`Timestamp`]).
+fn timestamp(text: &str) -> Result<Timestamp, StoreError> {
+    Timestamp::parse(text).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+/// The status of a game that loads (a cancelled one does not).
+fn status(name: &str) -> Result<Status, StoreError> {
+    [Status::Waiting, Status::Playing, Status::Finished]
+        .into_iter()
+        .find(|status| status.name() == name)
+        .ok_or_else(|| StoreError::Corrupt(format!("status {name:?}")))
+}
+
 #[derive(sqlx::FromRow)]
 pub struct GameRow {
     id: Uuid,
+    /// In the store's text form, which is [`Timestamp`]'s.
     created_at: String,
     status: String,
     version: i64,
     seats: i32,
     holes: i32,
     players: i32,
-    rules: Json<Value>,
+    rules: Json<Rules>,
     commitment: String,
     server_seed: Vec<u8>,
     host_token_hash: Vec<u8>,
@@ -43,8 +58,8 @@ impl TryFrom<GameRow> for GameRecord {
     fn try_from(row: GameRow) -> Result<Self, StoreError> {
         Ok(GameRecord {
             id: row.id,
-            created_at: row.created_at,
-            status: row.status,
+            created_at: timestamp(&row.created_at)?,
+            status: status(&row.status)?,
             version: row.version,
             seats: row.seats,
             holes: row.holes,
@@ -77,33 +92,6 @@ impl TryFrom<GameRow> for GameRecord {
                     Ok((seat, hash))
                 })
                 .collect::<Result<_, StoreError>>()?,
-        })
-    }
-}
-
-/// The part of a game row an append reads first, when its caller does not know it.
-#[derive(sqlx::FromRow)]
-pub struct HeadRow {
-    version: i64,
-    status: String,
-    server_seed: Vec<u8>,
-    head_hash: Vec<u8>,
-}
-
-impl HeadRow {
-    /// The head of a game that exists, is not cancelled and is at `expected_version`.
-    pub fn check(row: Option<HeadRow>, expected_version: i64) -> Result<Head, StoreError> {
-        let row = row.ok_or(StoreError::NotFound)?;
-        if row.status == "cancelled" {
-            return Err(StoreError::NotFound);
-        }
-        if row.version != expected_version {
-            return Err(StoreError::Conflict);
-        }
-        Ok(Head {
-            version: row.version,
-            server_seed: bytes32(row.server_seed, "server_seed")?,
-            hash: bytes32(row.head_hash, "head_hash")?,
         })
     }
 }
@@ -147,16 +135,18 @@ pub struct LobbyRow {
     projection: Json<RawJson>,
 }
 
-impl From<LobbyRow> for LobbyGame {
-    fn from(row: LobbyRow) -> Self {
-        LobbyGame {
+impl TryFrom<LobbyRow> for LobbyGame {
+    type Error = StoreError;
+
+    fn try_from(row: LobbyRow) -> Result<Self, StoreError> {
+        Ok(LobbyGame {
             id: row.id,
-            created_at: row.created_at,
+            created_at: timestamp(&row.created_at)?,
             version: row.version,
             seats: row.seats,
             players: row.players,
             projection: row.projection.0,
-        }
+        })
     }
 }
 

@@ -4,13 +4,14 @@
 //! [`Backend`]: how a write transaction starts, how the idempotency ttl binds, and the
 //! [`Statements`] that read differently in the two dialects, each written whole in
 //! `postgres.rs` and `sqlite.rs`. A statement that reads the same in both is written once, below,
-//! where it runs (the rows a write inserts besides the game row: in `sql/inserts.rs`).
+//! where it runs. The rows an append writes are built once, as a [`Batch`] of named parts
+//! (`sql/batch.rs`), which each backend's append statements read whole.
 //!
 //! Plain generic code rather than a macro, so that rustfmt, compiler errors and editors see all
 //! of it. The price is the `where` clauses: Rust does not infer from `DB: Backend` that, say, a
 //! `Uuid` binds on `DB`, so each `impl` block states the bounds its code uses.
 
-mod inserts;
+mod batch;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -22,12 +23,14 @@ use sqlx::{Database, Encode, Executor, FromRow, IntoArguments, Pool, Transaction
 use uuid::Uuid;
 
 use super::notify::Changes;
-use super::rows::{self, EntryRow, GameRow, HeadRow, LobbyRow, ResponseRow, SnapshotRow};
+use super::rows::{self, EntryRow, GameRow, LobbyRow, ResponseRow, SnapshotRow};
 use super::{
-    Append, AuditResult, CreateIdempotency, Entry, EventStore, GameRecord, GameUpdate, Head,
-    LobbyCursor, LobbyGame, MoveIdempotency, NewEvent, NewGame, PURGE_BATCH, RawJson, Snapshot,
-    StoreError, StoredResponse, VERSIONS_PER_READ, chain, normalize_created_at, seal,
+    Append, AuditResult, CreateIdempotency, Entry, EventStore, GameRecord, GameUpdate, LobbyCursor,
+    LobbyGame, MoveIdempotency, NewEvent, NewGame, PURGE_BATCH, RawJson, Snapshot, StoreError,
+    StoredResponse, VERSIONS_PER_READ, chain, seal,
 };
+use crate::engine::{Rules, Timestamp};
+pub use batch::Batch;
 
 /// The statements whose text differs between the dialects, each complete.
 ///
@@ -36,17 +39,14 @@ use super::{
 /// text form (UTC, microseconds). The lobby statements spell "not private" as the partial index
 /// `games_lobby` does, so that the planner uses the index.
 pub struct Statements {
-    /// Inserts a game row: `$1` id, `$2` created_at (RFC 3339 text), `$3` status, `$4` version,
+    /// Inserts a game row: `$1` id, `$2` created_at (the store's RFC 3339 text), `$3` status, `$4` version,
     /// `$5` seats, `$6` holes, `$7` rules, `$8` commitment, `$9` server_seed,
     /// `$10` host_token_hash, `$11` private, `$12` stacked, `$13` decks, `$14` projection,
-    /// `$15` head_hash.
+    /// `$15` head_hash: the row before its first append.
     pub insert_game: &'static str,
     /// The row of game `$1` unless cancelled, with `seat_tokens`, the JSON array
     /// `[[seat, hex token hash or null], ...]` of its seats in seat order ([`GameRow`]).
     pub load_game: &'static str,
-    /// Stores a move's response (`$2` game_id, `$3` seat, `$4` key, `$5` fingerprint,
-    /// `$6` status, `$7` body), replacing an expired record with the same key only.
-    pub insert_move_response: &'static str,
     /// Stores a creation's response (`$2` key, `$3` fingerprint, `$4` status, `$5` body),
     /// replacing an expired record with the same key only.
     pub insert_create_response: &'static str,
@@ -96,15 +96,22 @@ pub trait Backend: Database<Arguments: IntoArguments<Self>> {
         pool: &Pool<Self>,
     ) -> impl Future<Output = Result<Transaction<'static, Self>, sqlx::Error>> + Send;
 
-    /// Writes appends to distinct games, all or nothing: each moves its game's head from its
-    /// `expected_version` to its last entry and inserts its entries, seat, idempotency record and
-    /// snapshots, but only if its game is at `expected_version` and not cancelled. Returns, for
-    /// each, whether it was written; a taken seat or recorded key (`Conflict`), or any other
-    /// error, writes none of them.
-    fn append_sealed(
+    /// Writes `batch` on `conn`, all or nothing: moves each game row of `batch.games` from its
+    /// expected version to its new head, but only if it is still at the expected version and
+    /// not cancelled, and inserts the other parts' rows of the games it moved. Returns the ids of
+    /// the games moved; a taken seat or recorded key (`Conflict`), or any other error, fails the
+    /// whole batch. On PostgreSQL one statement (its own transaction unless `conn` is in one),
+    /// on SQLite several, run inside the caller's write transaction.
+    fn write_batch(
+        conn: &mut Self::Connection,
+        batch: &Batch,
+    ) -> impl Future<Output = Result<Vec<Uuid>, StoreError>> + Send;
+
+    /// [`Backend::write_batch`] in a write of its own: one commit for the whole batch.
+    fn append_batch(
         pool: &Pool<Self>,
-        appends: &[Sealed<'_>],
-    ) -> impl Future<Output = Result<Vec<bool>, StoreError>> + Send;
+        batch: &Batch,
+    ) -> impl Future<Output = Result<Vec<Uuid>, StoreError>> + Send;
 
     /// The versions of those of games `ids` that exist and are not cancelled, in one query
     /// (see [`EventStore::game_versions`]).
@@ -149,6 +156,36 @@ impl<DB: Backend> SqlStore<DB> {
             self.changes.wake(game_id);
         }
     }
+
+    /// Writes `appends` in one batch, answering for each whether it was written; when one
+    /// append's taken seat or recorded key fails the batch, writes each on its own, so that it
+    /// fails alone.
+    async fn write_each(&self, appends: &[Sealed<'_>]) -> Vec<Result<bool, StoreError>> {
+        match Self::write(&self.pool, appends).await {
+            Ok(written) => written.into_iter().map(Ok).collect(),
+            Err(StoreError::Conflict) if appends.len() > 1 => {
+                let mut written = Vec::with_capacity(appends.len());
+                for one in appends {
+                    written.push(
+                        Self::write(&self.pool, std::slice::from_ref(one))
+                            .await
+                            .map(|moved| moved == [true]),
+                    );
+                }
+                written
+            }
+            Err(error) => vec![Err(error); appends.len()],
+        }
+    }
+
+    /// Writes `appends` in one commit; answers for each whether its game moved.
+    async fn write(pool: &Pool<DB>, appends: &[Sealed<'_>]) -> Result<Vec<bool>, StoreError> {
+        let moved = DB::append_batch(pool, &Batch::of(appends)?).await?;
+        Ok(appends
+            .iter()
+            .map(|sealed| moved.contains(&sealed.game_id))
+            .collect())
+    }
 }
 
 #[async_trait]
@@ -161,17 +198,15 @@ where
     i32: Bind<DB>,
     bool: Bind<DB>,
     String: Bind<DB>,
-    Option<String>: Bind<DB>,
     for<'a> &'a str: Bind<DB>,
     Vec<u8>: Bind<DB>,
-    Option<Vec<u8>>: Bind<DB>,
     Option<i64>: Bind<DB>,
     for<'a> Json<&'a Value>: Bind<DB>,
     for<'a> Json<&'a RawJson>: Bind<DB>,
+    for<'a> Json<&'a Rules>: Bind<DB>,
     Option<Json<Value>>: Bind<DB>,
     for<'r> GameRow: FromRow<'r, DB::Row>,
     for<'r> SnapshotRow: FromRow<'r, DB::Row>,
-    for<'r> HeadRow: FromRow<'r, DB::Row>,
     for<'r> EntryRow: FromRow<'r, DB::Row>,
     for<'r> LobbyRow: FromRow<'r, DB::Row>,
     for<'r> ResponseRow: FromRow<'r, DB::Row>,
@@ -185,28 +220,31 @@ where
         events: Vec<NewEvent>,
         idem: Option<CreateIdempotency>,
     ) -> Result<Vec<Entry>, StoreError> {
-        let created_at = normalize_created_at(&game.created_at)?;
-        let (entries, head) = seal(&game.server_seed, chain::GENESIS, 1, events)?;
+        let (entries, head_hash) = seal(&game.server_seed, chain::GENESIS, 1, events)?;
+        // The row starts before its first entry; its first append writes them, as any other.
+        let update = GameUpdate {
+            status: game.status,
+            projection: game.projection.clone(),
+            new_seat: None,
+            snapshots: Vec::new(),
+            deadline_at: None,
+        };
+        let batch = Batch::of(&[Sealed {
+            game_id: game.id,
+            expected_version: 0,
+            entries: &entries,
+            head_hash,
+            update: &update,
+            idem: None,
+        }])?;
         let mut tx = DB::begin_write(&self.pool).await?;
-        sqlx::query(DB::STATEMENTS.insert_game)
-            .bind(game.id)
-            .bind(&created_at)
-            .bind(&game.status)
-            .bind(entries.len() as i64)
-            .bind(game.seats)
-            .bind(game.holes)
-            .bind(Json(&game.rules))
-            .bind(&game.commitment)
-            .bind(game.server_seed.to_vec())
-            .bind(game.host_token_hash.to_vec())
-            .bind(game.private)
-            .bind(game.stacked)
-            .bind(game.decks.map(Json))
-            .bind(Json(&game.projection))
-            .bind(head.to_vec())
-            .execute(&mut *tx)
-            .await?;
-        Self::insert_events(&mut tx, game.id, &entries).await?;
+        Self::insert_game(&mut tx, &game).await?;
+        if DB::write_batch(&mut tx, &batch).await? != [game.id] {
+            return Err(StoreError::Internal(format!(
+                "game {} was not at its start when created",
+                game.id
+            )));
+        }
         if let Some(idem) = &idem {
             Self::insert_create_response(&mut tx, idem).await?;
         }
@@ -222,51 +260,7 @@ where
         row.map(GameRecord::try_from).transpose()
     }
 
-    async fn append(
-        &self,
-        game_id: Uuid,
-        expected_version: i64,
-        events: Vec<NewEvent>,
-        update: GameUpdate,
-        idem: Option<MoveIdempotency>,
-    ) -> Result<Vec<Entry>, StoreError> {
-        // The read takes no lock: the append is written only if the game is still at this
-        // version, which is then also the version the caller expected.
-        let row: Option<HeadRow> = sqlx::query_as(
-            "SELECT version, status, server_seed, head_hash FROM games WHERE id = $1",
-        )
-        .bind(game_id)
-        .fetch_optional(&self.pool)
-        .await?;
-        let head = HeadRow::check(row, expected_version)?;
-        self.append_after(game_id, head, events, update, idem).await
-    }
-
-    async fn append_after(
-        &self,
-        game_id: Uuid,
-        head: Head,
-        events: Vec<NewEvent>,
-        update: GameUpdate,
-        idem: Option<MoveIdempotency>,
-    ) -> Result<Vec<Entry>, StoreError> {
-        let (entries, head_hash) = seal(&head.server_seed, head.hash, head.version + 1, events)?;
-        let sealed = Sealed {
-            game_id,
-            expected_version: head.version,
-            entries: &entries,
-            head_hash,
-            update: &update,
-            idem: idem.as_ref(),
-        };
-        if DB::append_sealed(&self.pool, &[sealed]).await? != [true] {
-            return Err(StoreError::Conflict);
-        }
-        self.announce(game_id);
-        Ok(entries)
-    }
-
-    async fn append_batch(&self, mut appends: Vec<Append>) -> Vec<Result<Vec<Entry>, StoreError>> {
+    async fn append(&self, mut appends: Vec<Append>) -> Vec<Result<Vec<Entry>, StoreError>> {
         let sealed: Vec<Result<(Vec<Entry>, [u8; 32]), StoreError>> = appends
             .iter_mut()
             .map(|append| {
@@ -290,24 +284,7 @@ where
                 })
             })
             .collect();
-        let mut written = match DB::append_sealed(&self.pool, &ready).await {
-            Ok(written) => written.into_iter().map(Ok).collect(),
-            // One append's taken seat or recorded key fails them all: write each on its own,
-            // so that it fails alone.
-            Err(StoreError::Conflict) if ready.len() > 1 => {
-                let mut written = Vec::with_capacity(ready.len());
-                for one in &ready {
-                    written.push(
-                        DB::append_sealed(&self.pool, std::slice::from_ref(one))
-                            .await
-                            .map(|moved| moved == [true]),
-                    );
-                }
-                written
-            }
-            Err(error) => vec![Err(error); ready.len()],
-        }
-        .into_iter();
+        let mut written = self.write_each(&ready).await.into_iter();
         sealed
             .into_iter()
             .zip(&appends)
@@ -338,15 +315,6 @@ where
             )));
         }
         DB::game_versions(&self.pool, ids).await
-    }
-
-    async fn game_version(&self, id: Uuid) -> Result<Option<i64>, StoreError> {
-        Ok(
-            sqlx::query_scalar("SELECT version FROM games WHERE id = $1 AND status <> 'cancelled'")
-                .bind(id)
-                .fetch_optional(&self.pool)
-                .await?,
-        )
     }
 
     async fn record_audit(&self, id: Uuid, audit: AuditResult) -> Result<(), StoreError> {
@@ -461,13 +429,13 @@ where
             Some(cursor) => {
                 sqlx::query_as(DB::STATEMENTS.list_waiting_after)
                     .bind(limit)
-                    .bind(normalize_created_at(&cursor.created_at)?)
+                    .bind(cursor.created_at.to_string())
                     .bind(cursor.id)
                     .fetch_all(&self.pool)
                     .await?
             }
         };
-        Ok(rows.into_iter().map(LobbyGame::from).collect())
+        rows::convert(rows)
     }
 
     async fn cancel_game(&self, id: Uuid) -> Result<(), StoreError> {
@@ -492,9 +460,9 @@ where
         }
     }
 
-    async fn overdue_games(&self, now: &str, limit: i64) -> Result<Vec<Uuid>, StoreError> {
+    async fn overdue_games(&self, now: Timestamp, limit: i64) -> Result<Vec<Uuid>, StoreError> {
         Ok(sqlx::query_scalar(DB::STATEMENTS.overdue_games)
-            .bind(normalize_created_at(now)?)
+            .bind(now.to_string())
             .bind(limit)
             .fetch_all(&self.pool)
             .await?)
@@ -502,11 +470,11 @@ where
 
     async fn expired_waiting_games(
         &self,
-        created_before: &str,
+        created_before: Timestamp,
         limit: i64,
     ) -> Result<Vec<Uuid>, StoreError> {
         Ok(sqlx::query_scalar(DB::STATEMENTS.expired_waiting_games)
-            .bind(normalize_created_at(created_before)?)
+            .bind(created_before.to_string())
             .bind(limit)
             .fetch_all(&self.pool)
             .await?)
@@ -529,6 +497,65 @@ where
 
     async fn ping(&self) -> Result<(), StoreError> {
         sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
+    }
+}
+
+/// The rows `create_game` writes besides its first append.
+impl<DB> SqlStore<DB>
+where
+    DB: Backend,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    Uuid: Bind<DB>,
+    i64: Bind<DB>,
+    i32: Bind<DB>,
+    bool: Bind<DB>,
+    String: Bind<DB>,
+    Vec<u8>: Bind<DB>,
+    for<'a> Json<&'a Value>: Bind<DB>,
+    for<'a> Json<&'a RawJson>: Bind<DB>,
+    for<'a> Json<&'a Rules>: Bind<DB>,
+    Option<Json<Value>>: Bind<DB>,
+{
+    /// The game row at version 0, before its first entry (the head is [`chain::GENESIS`]).
+    async fn insert_game(conn: &mut DB::Connection, game: &NewGame) -> Result<(), StoreError> {
+        sqlx::query(DB::STATEMENTS.insert_game)
+            .bind(game.id)
+            .bind(game.created_at.to_string())
+            .bind(game.status.name().to_owned())
+            .bind(0_i64)
+            .bind(game.seats)
+            .bind(game.holes)
+            .bind(Json(&game.rules))
+            .bind(game.commitment.clone())
+            .bind(game.server_seed.to_vec())
+            .bind(game.host_token_hash.to_vec())
+            .bind(game.private)
+            .bind(game.stacked)
+            .bind(game.decks.clone().map(Json))
+            .bind(Json(&game.projection))
+            .bind(chain::GENESIS.to_vec())
+            .execute(conn)
+            .await?;
+        Ok(())
+    }
+
+    /// Stores a creation's response; an unexpired record with the same key is a `Conflict`.
+    async fn insert_create_response(
+        conn: &mut DB::Connection,
+        idem: &CreateIdempotency,
+    ) -> Result<(), StoreError> {
+        let stored = sqlx::query(DB::STATEMENTS.insert_create_response)
+            .bind(DB::IDEMPOTENCY_TTL)
+            .bind(idem.key.clone())
+            .bind(idem.fingerprint.clone())
+            .bind(i32::from(idem.response_status))
+            .bind(Json(&idem.response_body))
+            .execute(conn)
+            .await?;
+        if DB::rows_affected(&stored) == 0 {
+            return Err(StoreError::Conflict);
+        }
         Ok(())
     }
 }

@@ -11,15 +11,15 @@
 use std::str::FromStr;
 
 use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteQueryResult,
+    SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePool, SqlitePoolOptions,
+    SqliteQueryResult,
 };
-use sqlx::types::Json;
 use sqlx::{QueryBuilder, Sqlite, Transaction};
 use uuid::Uuid;
 
 use super::notify::Changes;
-use super::sql::{Backend, Sealed, SqlStore, Statements};
-use super::{IDEMPOTENCY_TTL, PoolOptions, StoreError, normalize_created_at};
+use super::sql::{Backend, Batch, SqlStore, Statements};
+use super::{IDEMPOTENCY_TTL, PoolOptions, StoreError};
 
 /// A pool of connections to one SQLite file.
 pub type SqliteStore = SqlStore<Sqlite>;
@@ -45,6 +45,58 @@ impl SqliteStore {
     }
 }
 
+/// The statements of an append, in order, each reading one named part of a [`Batch`] (`$1`)
+/// with `json_each`: the first moves the game rows (`$1` the games part) that are at their
+/// expected version and not cancelled and returns their ids; the others insert the rows of those
+/// games only (`$2`, the JSON array of their ids). Bytes arrive as hex (`unhex`), ids as
+/// hyphenated UUIDs; `->` keeps a projection, a state or an event's data as JSON text.
+const MOVE_GAMES: &str = "\
+    UPDATE games SET version = g.version, head_hash = unhex(g.head_hash), status = g.status, \
+        projection = g.projection, players = players + g.joined, deadline_at = g.deadline_at \
+    FROM (SELECT unhex(value ->> 'id', '-') AS id, value ->> 'expected' AS expected, \
+              value ->> 'version' AS version, value ->> 'head_hash' AS head_hash, \
+              value ->> 'status' AS status, value -> 'projection' AS projection, \
+              value ->> 'joined' AS joined, value ->> 'deadline_at' AS deadline_at \
+          FROM json_each($1)) AS g \
+    WHERE games.id = g.id AND games.version = g.expected AND games.status <> 'cancelled' \
+    RETURNING games.id";
+
+/// See [`MOVE_GAMES`]: the entries (`$1` the events part).
+const INSERT_EVENTS: &str = "\
+    INSERT INTO events (game_id, seq, type, data, at, salt, hash) \
+    SELECT unhex(value ->> 'game_id', '-'), value ->> 'seq', value ->> 'type', value -> 'data', \
+        value ->> 'at', unhex(value ->> 'salt'), unhex(value ->> 'hash') \
+    FROM json_each($1) WHERE value ->> 'game_id' IN (SELECT value FROM json_each($2))";
+
+/// See [`MOVE_GAMES`]: the seats taken (`$1` the seats part).
+const INSERT_SEATS: &str = "\
+    INSERT INTO seats (game_id, seat, name, bot, client_seed, token_hash) \
+    SELECT unhex(value ->> 'game_id', '-'), value ->> 'seat', value ->> 'name', value ->> 'bot', \
+        value ->> 'client_seed', unhex(value ->> 'token_hash') \
+    FROM json_each($1) WHERE value ->> 'game_id' IN (SELECT value FROM json_each($2))";
+
+/// See [`MOVE_GAMES`]: first deletes the expired records (older than `$3` seconds) with the
+/// keys of the moves' responses (`$1` the responses part), which [`INSERT_RESPONSES`] replaces.
+const EXPIRE_RESPONSES: &str = "\
+    DELETE FROM move_idempotency \
+    WHERE created_at <= unixepoch() - $3 AND (game_id, seat, key) IN \
+        (SELECT unhex(value ->> 'game_id', '-'), value ->> 'seat', value ->> 'key' \
+         FROM json_each($1) WHERE value ->> 'game_id' IN (SELECT value FROM json_each($2)))";
+
+/// See [`MOVE_GAMES`]: the moves' stored responses (`$1` the responses part); a key still
+/// recorded fails with a unique violation (`Conflict`).
+const INSERT_RESPONSES: &str = "\
+    INSERT INTO move_idempotency (game_id, seat, key, fingerprint, status, body) \
+    SELECT unhex(value ->> 'game_id', '-'), value ->> 'seat', value ->> 'key', \
+        value ->> 'fingerprint', value ->> 'status', value -> 'body' \
+    FROM json_each($1) WHERE value ->> 'game_id' IN (SELECT value FROM json_each($2))";
+
+/// See [`MOVE_GAMES`]: the snapshots (`$1` the snapshots part).
+const INSERT_SNAPSHOTS: &str = "\
+    INSERT INTO snapshots (game_id, seq, state) \
+    SELECT unhex(value ->> 'game_id', '-'), value ->> 'seq', value -> 'state' \
+    FROM json_each($1) WHERE value ->> 'game_id' IN (SELECT value FROM json_each($2))";
+
 impl Backend for Sqlite {
     /// Seconds, as `unixepoch()` counts them.
     type Ttl = i64;
@@ -66,13 +118,6 @@ impl Backend for Sqlite {
                  FROM (SELECT seat, token_hash FROM seats \
                        WHERE seats.game_id = games.id ORDER BY seat)) AS seat_tokens \
             FROM games WHERE id = $1 AND status <> 'cancelled'",
-        insert_move_response: "\
-            INSERT INTO move_idempotency (game_id, seat, key, fingerprint, status, body) \
-            VALUES ($2, $3, $4, $5, $6, $7) \
-            ON CONFLICT (game_id, seat, key) DO UPDATE \
-            SET fingerprint = excluded.fingerprint, status = excluded.status, \
-                body = excluded.body, created_at = unixepoch() \
-            WHERE move_idempotency.created_at <= unixepoch() - $1",
         insert_create_response: "\
             INSERT INTO create_idempotency (key, fingerprint, status, body) \
             VALUES ($2, $3, $4, $5) \
@@ -125,52 +170,48 @@ impl Backend for Sqlite {
         pool.begin_with("BEGIN IMMEDIATE").await
     }
 
-    /// One transaction under the write lock; each append's first statement checks its version.
-    async fn append_sealed(
-        pool: &SqlitePool,
-        appends: &[Sealed<'_>],
-    ) -> Result<Vec<bool>, StoreError> {
-        let mut tx = Self::begin_write(pool).await?;
-        let mut written = Vec::with_capacity(appends.len());
-        for sealed in appends {
-            let game_id = sealed.game_id;
-            // In the one text form whose order is its time order, as SQLite compares it.
-            let deadline_at = sealed
-                .update
-                .deadline_at
-                .as_deref()
-                .map(normalize_created_at)
-                .transpose()?;
-            let moved = sqlx::query(
-                "UPDATE games SET version = $3, head_hash = $4, status = $5, projection = $6, \
-                     players = players + $7, deadline_at = $8 \
-                 WHERE id = $1 AND version = $2 AND status <> 'cancelled'",
-            )
-            .bind(game_id)
-            .bind(sealed.expected_version)
-            .bind(sealed.expected_version + sealed.entries.len() as i64)
-            .bind(sealed.head_hash.to_vec())
-            .bind(&sealed.update.status)
-            .bind(Json(&sealed.update.projection))
-            .bind(i32::from(sealed.update.new_seat.is_some()))
-            .bind(deadline_at)
-            .execute(&mut *tx)
+    /// [`MOVE_GAMES`], then the rows of the games it moved: one statement per part.
+    async fn write_batch(
+        conn: &mut SqliteConnection,
+        batch: &Batch,
+    ) -> Result<Vec<Uuid>, StoreError> {
+        let moved: Vec<Uuid> = sqlx::query_scalar(MOVE_GAMES)
+            .bind(&batch.games)
+            .fetch_all(&mut *conn)
             .await?;
-            written.push(moved.rows_affected() == 1);
-            if moved.rows_affected() == 0 {
-                continue;
-            }
-            SqliteStore::insert_events(&mut tx, game_id, sealed.entries).await?;
-            if let Some(seat) = &sealed.update.new_seat {
-                SqliteStore::insert_seat(&mut tx, game_id, seat).await?;
-            }
-            if let Some(idem) = sealed.idem {
-                SqliteStore::insert_move_response(&mut tx, game_id, idem).await?;
-            }
-            SqliteStore::insert_snapshots(&mut tx, game_id, &sealed.update.snapshots).await?;
+        if moved.is_empty() {
+            return Ok(moved);
         }
+        let written = serde_json::to_string(&moved)
+            .map_err(|e| StoreError::Internal(format!("the ids of the games moved: {e}")))?;
+        sqlx::query(EXPIRE_RESPONSES)
+            .bind(&batch.responses)
+            .bind(&written)
+            .bind(Self::IDEMPOTENCY_TTL)
+            .execute(&mut *conn)
+            .await?;
+        let parts = [
+            (INSERT_EVENTS, &batch.events),
+            (INSERT_SEATS, &batch.seats),
+            (INSERT_RESPONSES, &batch.responses),
+            (INSERT_SNAPSHOTS, &batch.snapshots),
+        ];
+        for (statement, part) in parts {
+            sqlx::query(statement)
+                .bind(part)
+                .bind(&written)
+                .execute(&mut *conn)
+                .await?;
+        }
+        Ok(moved)
+    }
+
+    /// One transaction under the write lock (see the module doc).
+    async fn append_batch(pool: &SqlitePool, batch: &Batch) -> Result<Vec<Uuid>, StoreError> {
+        let mut tx = Self::begin_write(pool).await?;
+        let moved = Self::write_batch(&mut tx, batch).await?;
         tx.commit().await?;
-        Ok(written)
+        Ok(moved)
     }
 
     /// One parameter per game (SQLite has no arrays).

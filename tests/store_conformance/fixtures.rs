@@ -1,8 +1,9 @@
 //! The games, events, updates and idempotency records the conformance cases store.
 
+use golf_server::engine::{FlipRule, Rules, Status, Timestamp};
 use golf_server::store::{
-    CreateIdempotency, Entry, EventStore, GameUpdate, MoveIdempotency, NewEvent, NewGame, NewSeat,
-    RawJson,
+    Append, CreateIdempotency, Entry, EventStore, GameUpdate, Head, MoveIdempotency, NewEvent,
+    NewGame, NewSeat, RawJson, StoreError,
 };
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -12,19 +13,33 @@ pub const SEED: [u8; 32] = [7; 32];
 pub fn new_game(created_at: &str) -> NewGame {
     NewGame {
         id: Uuid::new_v4(),
-        created_at: created_at.to_owned(),
+        created_at: at(created_at),
         seats: 2,
         holes: 9,
-        rules: json!({"flip_after_discard": "optional"}),
+        rules: Rules {
+            flip_after_discard: FlipRule::Optional,
+            ..Rules::default()
+        },
         commitment: "ab".repeat(32),
         server_seed: SEED,
         host_token_hash: [1; 32],
         private: false,
         stacked: false,
         decks: None,
-        status: "waiting".to_owned(),
+        status: Status::Waiting,
         projection: raw(json!({"status": "waiting", "players": []})),
     }
+}
+
+/// The time an RFC 3339 text names, in any offset.
+pub fn at(text: &str) -> Timestamp {
+    let time = chrono::DateTime::parse_from_rfc3339(text).expect("RFC 3339");
+    Timestamp(time.timestamp_micros())
+}
+
+/// The status named `name` (`"waiting"`, `"playing"`, `"finished"`).
+pub fn status_named(name: &str) -> Status {
+    serde_json::from_value(json!(name)).expect("a status")
 }
 
 /// `value` as the store takes JSON it only keeps.
@@ -54,7 +69,7 @@ pub fn created(game: &NewGame) -> Vec<NewEvent> {
 
 pub fn update(status: &str) -> GameUpdate {
     GameUpdate {
-        status: status.to_owned(),
+        status: status_named(status),
         projection: raw(json!({"status": status})),
         new_seat: None,
         snapshots: Vec::new(),
@@ -110,4 +125,42 @@ pub async fn all_events(store: &dyn EventStore, game_id: Uuid) -> Vec<Entry> {
 
 pub fn seqs(entries: &[Entry]) -> Vec<i64> {
     entries.iter().map(|e| e.seq).collect()
+}
+
+/// Writes `append` alone: a batch of one.
+pub async fn append_one(store: &dyn EventStore, append: Append) -> Result<Vec<Entry>, StoreError> {
+    let mut results = store.append(vec![append]).await;
+    assert_eq!(results.len(), 1, "one answer per append");
+    results.pop().expect("an answer")
+}
+
+/// Appends `events` to game `game_id` if it is at `version`: after the head read with the game
+/// (or, for a game that does not load, a head no game has).
+pub async fn append_at(
+    store: &dyn EventStore,
+    game_id: Uuid,
+    version: i64,
+    events: Vec<NewEvent>,
+    update: GameUpdate,
+    idem: Option<MoveIdempotency>,
+) -> Result<Vec<Entry>, StoreError> {
+    let head = match store.load_game(game_id).await.expect("load") {
+        Some(game) => Head {
+            version,
+            ..game.head()
+        },
+        None => Head {
+            version,
+            server_seed: SEED,
+            hash: [0; 32],
+        },
+    };
+    let append = Append {
+        game_id,
+        head,
+        events,
+        update,
+        idem,
+    };
+    append_one(store, append).await
 }

@@ -16,16 +16,16 @@ pub async fn move_idempotency_found_then_expires(backend: Backend) {
     let store = db.store.as_ref();
     let game = create(store, "2026-05-01T12:00:00Z").await;
     let draw = || vec![event("card_drawn", json!({"seat": 0}))];
-    store
-        .append(
-            game.id,
-            1,
-            draw(),
-            update("playing"),
-            Some(move_idem("key-1", "fp-a")),
-        )
-        .await
-        .expect("append");
+    append_at(
+        store,
+        game.id,
+        1,
+        draw(),
+        update("playing"),
+        Some(move_idem("key-1", "fp-a")),
+    )
+    .await
+    .expect("append");
     let found = store
         .find_move_response(game.id, 0, "key-1")
         .await
@@ -48,15 +48,15 @@ pub async fn move_idempotency_found_then_expires(backend: Backend) {
         None
     );
 
-    let reused = store
-        .append(
-            game.id,
-            2,
-            draw(),
-            update("playing"),
-            Some(move_idem("key-1", "fp-b")),
-        )
-        .await;
+    let reused = append_at(
+        store,
+        game.id,
+        2,
+        draw(),
+        update("playing"),
+        Some(move_idem("key-1", "fp-b")),
+    )
+    .await;
     assert!(matches!(reused, Err(StoreError::Conflict)), "{reused:?}");
     assert_eq!(
         seqs(&all_events(store, game.id).await),
@@ -72,16 +72,16 @@ pub async fn move_idempotency_found_then_expires(backend: Backend) {
             .expect("find"),
         None
     );
-    store
-        .append(
-            game.id,
-            2,
-            draw(),
-            update("playing"),
-            Some(move_idem("key-1", "fp-b")),
-        )
-        .await
-        .expect("an expired key is replaced");
+    append_at(
+        store,
+        game.id,
+        2,
+        draw(),
+        update("playing"),
+        Some(move_idem("key-1", "fp-b")),
+    )
+    .await
+    .expect("an expired key is replaced");
     let replaced = store
         .find_move_response(game.id, 0, "key-1")
         .await

@@ -1,7 +1,7 @@
 //! Appends after a head the caller already knows (read with the game, or kept from its last
-//! write), and the point read of a game's version that checks a kept state.
+//! write), alone and in batches, and the read of games' versions that checks a kept state.
 
-use golf_server::store::{Append, Head, StoreError, VERSIONS_PER_READ, verify_chain};
+use golf_server::store::{Append, EventStore, Head, StoreError, VERSIONS_PER_READ, verify_chain};
 use serde_json::json;
 use uuid::Uuid;
 
@@ -17,30 +17,34 @@ pub async fn an_append_after_a_known_head_is_written_only_at_that_version(backen
     let game = create(store, "2026-05-01T12:00:00Z").await;
     let loaded = store.load_game(game.id).await.expect("load").expect("game");
     let first_head = loaded.head();
-    assert_eq!(store.game_version(game.id).await.expect("version"), Some(1));
+    assert_eq!(version_of(store, game.id).await, Some(1));
 
-    let entries = store
-        .append_after(
-            game.id,
-            first_head,
-            vec![event("player_joined", json!({"seat": 0}))],
-            seat_update("waiting", 0, Some([4; 32])),
-            Some(move_idem("k", "f")),
-        )
-        .await
-        .expect("append after the known head");
+    let entries = append_one(
+        store,
+        Append {
+            game_id: game.id,
+            head: first_head,
+            events: vec![event("player_joined", json!({"seat": 0}))],
+            update: seat_update("waiting", 0, Some([4; 32])),
+            idem: Some(move_idem("k", "f")),
+        },
+    )
+    .await
+    .expect("append after the known head");
     assert_eq!(seqs(&entries), [2]);
-    assert_eq!(store.game_version(game.id).await.expect("version"), Some(2));
+    assert_eq!(version_of(store, game.id).await, Some(2));
 
-    let stale = store
-        .append_after(
-            game.id,
-            first_head,
-            vec![event("player_joined", json!({"seat": 1}))],
-            seat_update("waiting", 1, Some([5; 32])),
-            None,
-        )
-        .await;
+    let stale = append_one(
+        store,
+        Append {
+            game_id: game.id,
+            head: first_head,
+            events: vec![event("player_joined", json!({"seat": 1}))],
+            update: seat_update("waiting", 1, Some([5; 32])),
+            idem: None,
+        },
+    )
+    .await;
     assert!(matches!(stale, Err(StoreError::Conflict)), "{stale:?}");
     let loaded = store.load_game(game.id).await.expect("load").expect("game");
     assert_eq!((loaded.version, loaded.players), (2, 1));
@@ -58,16 +62,18 @@ pub async fn an_append_after_a_known_head_is_written_only_at_that_version(backen
     );
 
     // The current head continues the chain.
-    let entries = store
-        .append_after(
-            game.id,
-            loaded.head(),
-            vec![event("player_joined", json!({"seat": 1}))],
-            seat_update("waiting", 1, Some([5; 32])),
-            None,
-        )
-        .await
-        .expect("append after the current head");
+    let entries = append_one(
+        store,
+        Append {
+            game_id: game.id,
+            head: loaded.head(),
+            events: vec![event("player_joined", json!({"seat": 1}))],
+            update: seat_update("waiting", 1, Some([5; 32])),
+            idem: None,
+        },
+    )
+    .await
+    .expect("append after the current head");
     assert_eq!(seqs(&entries), [3]);
     let loaded = store.load_game(game.id).await.expect("load").expect("game");
     assert_eq!(
@@ -83,25 +89,21 @@ pub async fn an_append_after_a_known_head_is_written_only_at_that_version(backen
         .expect("game")
         .head();
     store.cancel_game(cancelled.id).await.expect("cancel");
-    assert_eq!(
-        store.game_version(cancelled.id).await.expect("version"),
-        None
-    );
-    let refused = store
-        .append_after(
-            cancelled.id,
+    assert_eq!(version_of(store, cancelled.id).await, None);
+    let refused = append_one(
+        store,
+        Append {
+            game_id: cancelled.id,
             head,
-            vec![event("player_joined", json!({"seat": 0}))],
-            update("waiting"),
-            None,
-        )
-        .await;
+            events: vec![event("player_joined", json!({"seat": 0}))],
+            update: update("waiting"),
+            idem: None,
+        },
+    )
+    .await;
     assert!(matches!(refused, Err(StoreError::Conflict)), "{refused:?}");
     assert_eq!(seqs(&all_events(store, cancelled.id).await), [1]);
-    assert_eq!(
-        store.game_version(Uuid::new_v4()).await.expect("version"),
-        None
-    );
+    assert_eq!(version_of(store, Uuid::new_v4()).await, None);
     // One read of several versions answers for the games that exist and are not cancelled.
     let asked = [game.id, cancelled.id, Uuid::new_v4(), game.id];
     assert_eq!(
@@ -128,16 +130,18 @@ pub async fn a_batch_of_appends_fails_only_its_stale_members(backend: Backend) {
         heads.push((game.id, loaded.head()));
     }
     let (keyed, keyed_head) = heads[3];
-    let taken = store
-        .append_after(
-            keyed,
-            keyed_head,
-            vec![event("player_joined", json!({"seat": 0}))],
-            seat_update("waiting", 0, Some([4; 32])),
-            Some(move_idem("k", "f")),
-        )
-        .await
-        .expect("record the key");
+    let taken = append_one(
+        store,
+        Append {
+            game_id: keyed,
+            head: keyed_head,
+            events: vec![event("player_joined", json!({"seat": 0}))],
+            update: seat_update("waiting", 0, Some([4; 32])),
+            idem: Some(move_idem("k", "f")),
+        },
+    )
+    .await
+    .expect("record the key");
     let keyed_head = Head {
         version: 2,
         hash: <[u8; 32]>::try_from(hex::decode(&taken[0].hash).unwrap()).unwrap(),
@@ -158,7 +162,7 @@ pub async fn a_batch_of_appends_fails_only_its_stale_members(backend: Backend) {
         ..heads[1].1
     };
     let results = store
-        .append_batch(vec![
+        .append(vec![
             append(heads[0], None),
             append((heads[1].0, stale), None),
             append(heads[2], Some(move_idem("k", "f"))),
@@ -200,4 +204,10 @@ pub async fn a_batch_of_appends_fails_only_its_stale_members(backend: Backend) {
             .map(|stored| stored.fingerprint),
         Some("f".to_owned())
     );
+}
+
+/// The version of game `id` as one read of versions finds it.
+async fn version_of(store: &dyn EventStore, id: Uuid) -> Option<i64> {
+    let versions = store.game_versions(&[id]).await.expect("versions");
+    versions.first().map(|(_, version)| *version)
 }

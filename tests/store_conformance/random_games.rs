@@ -10,10 +10,10 @@ use golf_server::store::{
 };
 use rand::SeedableRng;
 use rand::rngs::StdRng;
-use serde_json::json;
 use uuid::Uuid;
 
 use super::TestDb;
+use super::fixtures::append_at;
 
 /// A game played by random bots through the engine and stored as the service stores one:
 /// each request's events in one append at the version it read, with the projection after
@@ -52,17 +52,17 @@ async fn play_random_game(store: &dyn EventStore, number: u64, batch: usize) -> 
     let events = run_command(&mut state, &create, &secrets, start);
     let game = NewGame {
         id,
-        created_at: start.to_string(),
+        created_at: start,
         seats: i32::from(seats),
         holes: 2,
-        rules: json!(rules),
+        rules,
         commitment: state.commitment.clone(),
         server_seed: secrets.server_seed,
         host_token_hash: [1; 32],
         private: false,
         stacked: false,
         decks: None,
-        status: state.status.name().to_owned(),
+        status: state.status,
         projection: codec::projection(&state),
     };
     store.create_game(game, events, None).await.expect("create");
@@ -85,14 +85,13 @@ async fn play_random_game(store: &dyn EventStore, number: u64, batch: usize) -> 
             token_hash: None,
         };
         let update = GameUpdate {
-            status: state.status.name().to_owned(),
+            status: state.status,
             projection: codec::projection(&state),
             new_seat: Some(taken),
             snapshots: Vec::new(),
-            deadline_at: engine::turn_deadline(&state).map(|at| at.to_string()),
+            deadline_at: engine::turn_deadline(&state),
         };
-        store
-            .append(id, version, events, update, None)
+        append_at(store, id, version, events, update, None)
             .await
             .expect("join at the version read");
     }
@@ -118,14 +117,13 @@ async fn play_random_game(store: &dyn EventStore, number: u64, batch: usize) -> 
             return (id, state);
         }
         let update = GameUpdate {
-            status: state.status.name().to_owned(),
+            status: state.status,
             projection: codec::projection(&state),
             new_seat: None,
             snapshots: Vec::new(),
-            deadline_at: engine::turn_deadline(&state).map(|at| at.to_string()),
+            deadline_at: engine::turn_deadline(&state),
         };
-        store
-            .append(id, version, events, update, None)
+        append_at(store, id, version, events, update, None)
             .await
             .expect("append at the version read");
     }

@@ -42,7 +42,7 @@ async fn postgres_terminated_append_leaves_nothing() {
                 event("player_joined", json!({"seat": 0, "again": true})),
             ];
             let joined = seat_update("waiting", 0, Some([5; 32]));
-            store.append(game.id, 1, events, joined, None).await
+            append_at(store.as_ref(), game.id, 1, events, joined, None).await
         }
     });
 
@@ -100,16 +100,16 @@ async fn postgres_terminated_append_leaves_nothing() {
     assert_eq!((loaded.version, loaded.players), (1, 0));
     assert!(loaded.seat_tokens.is_empty());
 
-    let retried = store
-        .append(
-            game.id,
-            1,
-            vec![event("player_joined", json!({"seat": 0}))],
-            seat_update("waiting", 0, Some([5; 32])),
-            None,
-        )
-        .await
-        .expect("the pool recovers");
+    let retried = append_at(
+        store.as_ref(),
+        game.id,
+        1,
+        vec![event("player_joined", json!({"seat": 0}))],
+        seat_update("waiting", 0, Some([5; 32])),
+        None,
+    )
+    .await
+    .expect("the pool recovers");
     assert_eq!(seqs(&retried), [2]);
     let entries = all_events(store.as_ref(), game.id).await;
     let loaded = store.load_game(game.id).await.expect("load").expect("game");

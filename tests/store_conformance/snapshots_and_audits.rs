@@ -6,7 +6,7 @@ use uuid::Uuid;
 
 use crate::TestDb;
 use crate::common::Backend;
-use crate::fixtures::{created, event, new_game, parsed, raw, seqs, update};
+use crate::fixtures::{append_at, created, event, new_game, parsed, raw, seqs, update};
 
 pub async fn the_latest_snapshot_at_or_before_a_seq_is_found(backend: Backend) {
     // An append may keep states of the game after some of its entries; a replay asks for the
@@ -36,8 +36,7 @@ pub async fn the_latest_snapshot_at_or_before_a_seq_is_found(backend: Backend) {
             event("card_drawn", json!({})),
             event("card_swapped", json!({})),
         ];
-        let appended = store
-            .append(game.id, version, events, next, None)
+        let appended = append_at(store, game.id, version, events, next, None)
             .await
             .expect("append");
         assert_eq!(seqs(&appended), [version + 1, version + 2]);

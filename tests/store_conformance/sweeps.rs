@@ -6,11 +6,11 @@ use serde_json::json;
 
 use crate::TestDb;
 use crate::common::Backend;
-use crate::fixtures::{create, event, update};
+use crate::fixtures::{append_at, at, create, event, update};
 
 fn with_deadline(status: &str, deadline_at: Option<&str>) -> GameUpdate {
     GameUpdate {
-        deadline_at: deadline_at.map(str::to_owned),
+        deadline_at: deadline_at.map(at),
         ..update(status)
     }
 }
@@ -29,29 +29,28 @@ pub async fn overdue_games_are_those_whose_stored_deadline_has_passed(backend: B
         let game = create(store, "2026-05-01T12:00:00Z").await;
         let dealt = vec![event("hole_dealt", json!({}))];
         let update = with_deadline("playing", Some(deadline));
-        store
-            .append(game.id, 1, dealt, update, None)
+        append_at(store, game.id, 1, dealt, update, None)
             .await
             .expect("append");
         games.push(game.id);
     }
     let none = store
-        .overdue_games("2026-05-01T12:00:09.999999Z", 10)
+        .overdue_games(at("2026-05-01T12:00:09.999999Z"), 10)
         .await
         .expect("query");
     assert!(none.is_empty(), "{none:?}");
     let due = store
-        .overdue_games("2026-05-01T12:00:30.000001Z", 10)
+        .overdue_games(at("2026-05-01T12:00:30.000001Z"), 10)
         .await
         .expect("query");
     assert_eq!(due, vec![games[1], games[2]]);
     let first = store
-        .overdue_games("2026-05-01T14:00:40+02:00", 1)
+        .overdue_games(at("2026-05-01T14:00:40+02:00"), 1)
         .await
         .expect("query");
     assert_eq!(first, vec![games[1]], "the earliest deadline first");
     let offset = store
-        .overdue_games("2026-05-01T14:00:15+02:00", 10)
+        .overdue_games(at("2026-05-01T14:00:15+02:00"), 10)
         .await
         .expect("query");
     assert_eq!(offset, vec![games[1]], "12:00:15 UTC in another offset");
@@ -59,12 +58,11 @@ pub async fn overdue_games_are_those_whose_stored_deadline_has_passed(backend: B
     // A write that leaves nobody to wait for clears the deadline.
     let moved = vec![event("card_drawn", json!({}))];
     let cleared = with_deadline("playing", None);
-    store
-        .append(games[1], 2, moved, cleared, None)
+    append_at(store, games[1], 2, moved, cleared, None)
         .await
         .expect("append");
     let due = store
-        .overdue_games("2026-05-02T00:00:00Z", 10)
+        .overdue_games(at("2026-05-02T00:00:00Z"), 10)
         .await
         .expect("query");
     assert_eq!(due, vec![games[2], games[0]]);
@@ -80,25 +78,24 @@ pub async fn expired_waiting_games_are_the_waiting_games_created_before_a_time(b
     let new = create(store, "2026-05-01T12:00:00Z").await;
     let started = create(store, "2026-05-01T08:00:00Z").await;
     let dealt = vec![event("hole_dealt", json!({}))];
-    store
-        .append(started.id, 1, dealt, update("playing"), None)
+    append_at(store, started.id, 1, dealt, update("playing"), None)
         .await
         .expect("start");
     let cancelled = create(store, "2026-05-01T08:30:00Z").await;
     store.cancel_game(cancelled.id).await.expect("cancel");
 
     let expired = store
-        .expired_waiting_games("2026-05-01T11:00:00Z", 10)
+        .expired_waiting_games(at("2026-05-01T11:00:00Z"), 10)
         .await
         .expect("query");
     assert_eq!(expired, vec![older.id, old.id]);
     let first = store
-        .expired_waiting_games("2026-05-01T12:00:00Z", 1)
+        .expired_waiting_games(at("2026-05-01T12:00:00Z"), 1)
         .await
         .expect("query");
     assert_eq!(first, vec![older.id]);
     let all = store
-        .expired_waiting_games("2026-05-01T12:00:00Z", 10)
+        .expired_waiting_games(at("2026-05-01T12:00:00Z"), 10)
         .await
         .expect("query");
     assert_eq!(all, vec![older.id, old.id, new.id]);

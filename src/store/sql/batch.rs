@@ -1,0 +1,174 @@
+//! The rows that appends write, as both backends read them: one document of named parts (the
+//! game rows to move, and the log entries, seats, stored move responses and snapshots written
+//! beside them), built here once and consumed whole by each backend's append statements.
+//!
+//! Each part is a JSON array of objects with named fields, bound as one text parameter: a
+//! statement reads a part by its name and its fields by theirs (PostgreSQL with
+//! `json_to_recordset`, SQLite with `json_each`), and each part is parsed once. Bytes travel as
+//! lowercase hex, ids as hyphenated UUIDs, times as the store's RFC 3339 text; the projections
+//! and snapshot states are embedded as the JSON text they are, never rebuilt on the way.
+
+use serde::Serialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+use uuid::Uuid;
+
+use super::Sealed;
+use crate::store::StoreError;
+
+/// The parts of a batch of appends to distinct games, each a JSON array (see the module doc).
+pub struct Batch {
+    /// The game rows, each moved only if at `expected` and not cancelled:
+    /// `{id, expected, version, head_hash, status, projection, joined, deadline_at}`.
+    pub games: String,
+    /// The entries: `{game_id, seq, type, data, at, salt, hash}`.
+    pub events: String,
+    /// The seats taken: `{game_id, seat, name, bot, client_seed, token_hash}`.
+    pub seats: String,
+    /// The moves' stored responses: `{game_id, seat, key, fingerprint, status, body}`.
+    pub responses: String,
+    /// The snapshots: `{game_id, seq, state}`.
+    pub snapshots: String,
+}
+
+#[derive(Serialize)]
+struct GamePart<'a> {
+    id: Uuid,
+    expected: i64,
+    version: i64,
+    head_hash: String,
+    status: &'a str,
+    projection: &'a RawValue,
+    joined: i32,
+    deadline_at: Option<String>,
+}
+
+#[derive(Serialize)]
+struct EventPart<'a> {
+    game_id: Uuid,
+    seq: i64,
+    #[serde(rename = "type")]
+    kind: &'a str,
+    data: &'a Value,
+    at: &'a str,
+    salt: &'a str,
+    hash: &'a str,
+}
+
+#[derive(Serialize)]
+struct SeatPart<'a> {
+    game_id: Uuid,
+    seat: i32,
+    name: &'a str,
+    bot: Option<&'a str>,
+    client_seed: &'a str,
+    token_hash: Option<String>,
+}
+
+#[derive(Serialize)]
+struct ResponsePart<'a> {
+    game_id: Uuid,
+    seat: i32,
+    key: &'a str,
+    fingerprint: &'a str,
+    status: u16,
+    body: &'a Value,
+}
+
+#[derive(Serialize)]
+struct SnapshotPart<'a> {
+    game_id: Uuid,
+    seq: i64,
+    state: &'a RawValue,
+}
+
+/// The parts as rows, before they become text.
+#[derive(Default)]
+struct Parts<'a> {
+    games: Vec<GamePart<'a>>,
+    events: Vec<EventPart<'a>>,
+    seats: Vec<SeatPart<'a>>,
+    responses: Vec<ResponsePart<'a>>,
+    snapshots: Vec<SnapshotPart<'a>>,
+}
+
+impl Batch {
+    /// The parts of `appends`.
+    pub fn of(appends: &[Sealed<'_>]) -> Result<Batch, StoreError> {
+        let mut parts = Parts::default();
+        for sealed in appends {
+            parts.add_game(sealed);
+            parts.add_rows(sealed);
+        }
+        Ok(Batch {
+            games: text(&parts.games)?,
+            events: text(&parts.events)?,
+            seats: text(&parts.seats)?,
+            responses: text(&parts.responses)?,
+            snapshots: text(&parts.snapshots)?,
+        })
+    }
+}
+
+impl<'a> Parts<'a> {
+    /// The game row of `sealed`, and the seat it takes.
+    fn add_game(&mut self, sealed: &Sealed<'a>) {
+        let game_id = sealed.game_id;
+        let update = sealed.update;
+        self.games.push(GamePart {
+            id: game_id,
+            expected: sealed.expected_version,
+            version: sealed.expected_version + sealed.entries.len() as i64,
+            head_hash: hex::encode(sealed.head_hash),
+            status: update.status.name(),
+            projection: &update.projection,
+            joined: i32::from(update.new_seat.is_some()),
+            // In the one text form whose order is its time order, as SQLite compares it.
+            deadline_at: update.deadline_at.map(|at| at.to_string()),
+        });
+        self.seats
+            .extend(update.new_seat.iter().map(|seat| SeatPart {
+                game_id,
+                seat: seat.seat,
+                name: &seat.name,
+                bot: seat.bot.as_deref(),
+                client_seed: &seat.client_seed,
+                token_hash: seat.token_hash.map(hex::encode),
+            }));
+    }
+
+    /// The entries, stored response and snapshots of `sealed`.
+    fn add_rows(&mut self, sealed: &Sealed<'a>) {
+        let game_id = sealed.game_id;
+        self.events
+            .extend(sealed.entries.iter().map(|entry| EventPart {
+                game_id,
+                seq: entry.seq,
+                kind: &entry.kind,
+                data: &entry.data,
+                at: &entry.at,
+                salt: &entry.salt,
+                hash: &entry.hash,
+            }));
+        self.responses
+            .extend(sealed.idem.iter().map(|idem| ResponsePart {
+                game_id,
+                seat: idem.seat,
+                key: &idem.key,
+                fingerprint: &idem.fingerprint,
+                status: idem.response_status,
+                body: &idem.response_body,
+            }));
+        self.snapshots
+            .extend(sealed.update.snapshots.iter().map(|snapshot| SnapshotPart {
+                game_id,
+                seq: snapshot.seq,
+                state: &snapshot.state,
+            }));
+    }
+}
+
+/// One part as JSON text.
+fn text(part: &impl Serialize) -> Result<String, StoreError> {
+    serde_json::to_string(part).map_err(|e| StoreError::Internal(format!("an append's rows: {e}")))
+}
