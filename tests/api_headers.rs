@@ -1,4 +1,4 @@
-//! The headers of API.md through real HTTP on both backends: HEAD, ETags and conditional
+//! The headers of docs/API.md through real HTTP on both backends: HEAD, ETags and conditional
 //! requests, private answers, request ids, and the served spec documenting every answer.
 
 mod common;

@@ -1,4 +1,4 @@
-//! Which failure a request that breaks several rules of API.md gets, through real HTTP on both
+//! Which failure a request that breaks several rules of docs/API.md gets, through real HTTP on both
 //! backends.
 
 mod common;

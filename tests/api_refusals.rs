@@ -565,7 +565,7 @@ async fn creation_and_seat_values_that_break_a_rule_are_422(backend: Backend) {
     ] {
         problem(app.get(&path).await, 422, "out_of_range").await;
     }
-    // Statuses of API.md parse, but the lobby lists only waiting games.
+    // Statuses of docs/API.md parse, but the lobby lists only waiting games.
     for status in ["playing", "finished"] {
         let path = format!("/v1/games?status={status}");
         let refused = problem(app.get(&path).await, 422, "out_of_range").await;

@@ -1,4 +1,4 @@
-//! The schemas of the OpenAPI document as generated clients see them: the names API.md binds,
+//! The schemas of the OpenAPI document as generated clients see them: the names docs/API.md binds,
 //! discriminated unions for moves and log entries, no anonymous unions, and real answers (views
 //! with `legal_moves`, log pages redacted and complete) valid against the schemas.
 
@@ -48,7 +48,7 @@ fn mapping(spec: &Value, name: &str) -> Map<String, Value> {
 
 #[test]
 fn the_spec_names_its_schemas_as_api_md_does() {
-    // Every schema name that API.md's "Schema names" binds is a component of the spec.
+    // Every schema name that docs/API.md's "Schema names" binds is a component of the spec.
     let spec = spec();
     let entries = ENTRIES
         .iter()

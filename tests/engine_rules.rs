@@ -1,4 +1,4 @@
-//! Example tests for each rule of RULES.md and each error code, through the engine's public API.
+//! Example tests for each rule of docs/RULES.md and each error code, through the engine's public API.
 
 mod engine_common;
 

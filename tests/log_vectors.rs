@@ -1,5 +1,5 @@
 //! Logs of finished games, as a real server wrote and served them (`GET /v1/games/{id}/events`),
-//! committed in the public format of API.md: they must verify and replay through today's rules.
+//! committed in the public format of docs/API.md: they must verify and replay through today's rules.
 //!
 //! A change to the rules, the shuffle or the log that would refuse or alter these logs breaks
 //! every stored game's audit and replay: it needs a new log format, not a new fixture.

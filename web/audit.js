@@ -1,7 +1,7 @@
 // The in-browser audit of a finished game's log (docs/AUDIT.md), so that a player need not take
 // the server's word: every line canonical (RFC 8785), the hash chain, the salts, the revealed
 // seed against the commitment, the effective seed from the client seeds, every deal and reshuffle
-// re-derived with the fair-shuffle protocol of RULES.md, every card drawn, placed, revealed or
+// re-derived with the fair-shuffle protocol of docs/RULES.md, every card drawn, placed, revealed or
 // flipped followed from the deal, every hole re-scored from its grids, and the winners. It also
 // keeps the table after each entry, every card known, for the replay viewer.
 

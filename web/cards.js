@@ -1,4 +1,4 @@
-// Cards: their points and a grid's score (RULES.md "Scoring", as src/engine/score.rs computes
+// Cards: their points and a grid's score (docs/RULES.md "Scoring", as src/engine/score.rs computes
 // them), and how a card is drawn on the page.
 
 import { h } from './dom.js';

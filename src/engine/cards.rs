@@ -1,4 +1,4 @@
-//! Cards and grid positions: [`Card`], [`Rank`], [`Suit`], the card codes of RULES.md
+//! Cards and grid positions: [`Card`], [`Rank`], [`Suit`], the card codes of docs/RULES.md
 //! (`"AS"`, `"10H"`, `"QC"`), the canonical deck order and [`Position`] (0..6, row-major). Plain
 //! data: checking a deck or a position a client gives is [`inputs`](super::inputs)' work.
 

@@ -110,7 +110,7 @@ fn decide_create(
 }
 
 /// The seat a join would take, or why the game takes no more players. Checked before the
-/// joiner's name and seed, as API.md ranks a conflict with the game's state (409) before a bad
+/// joiner's name and seed, as docs/API.md ranks a conflict with the game's state (409) before a bad
 /// value (422).
 pub fn check_join(state: &State) -> Result<Seat, RuleError> {
     if state.game_id.is_none() {

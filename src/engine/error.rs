@@ -99,7 +99,7 @@ fn stage_phrase(stage: &Option<Stage>) -> &'static str {
 }
 
 impl RuleError {
-    /// The stable snake_case code of API.md's problem documents.
+    /// The stable snake_case code of docs/API.md's problem documents.
     pub const fn code(&self) -> &'static str {
         match self {
             RuleError::NotCreated => "not_found",

@@ -85,7 +85,7 @@ pub(super) fn check_turn(state: &State, seat: Seat, kind: MoveKind) -> Result<()
     }
 }
 
-/// Turns a client's request into a [`Move`] of `seat`, reporting errors in API.md's order: the
+/// Turns a client's request into a [`Move`] of `seat`, reporting errors in docs/API.md's order: the
 /// game's state, then whose turn it is, then the stage, and only then the values
 /// (`position_out_of_range`, `invalid_reveal`). [`decide`](fn@super::decide) checks the rest.
 ///

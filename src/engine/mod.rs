@@ -1,7 +1,7 @@
 //! The rules engine: pure, synchronous and deterministic (no I/O, no clock, no OS randomness).
 //!
-//! It owns the rules of six-card Golf and the fair-shuffle protocol of RULES.md, and the shapes
-//! of API.md's moves, views and log events. Its modules are layered, in this order: a module
+//! It owns the rules of six-card Golf and the fair-shuffle protocol of docs/RULES.md, and the shapes
+//! of docs/API.md's moves, views and log events. Its modules are layered, in this order: a module
 //! imports only modules of earlier layers, never one of its own layer or of a later one.
 //! 1. Plain data:
 //!    - [`cards`]: cards, codes like `"10H"`, grid positions;

@@ -23,7 +23,7 @@ pub enum Source {
     Discard,
 }
 
-/// A move, in the format of API.md (`{"type": "reveal", "positions": [p, q]}`, ...).
+/// A move, in the format of docs/API.md (`{"type": "reveal", "positions": [p, q]}`, ...).
 ///
 /// Positions are [`Position`]s, so a `Move` never holds an out-of-range index: clients' moves
 /// arrive as a [`MoveRequest`] and become a `Move` through [`parse_move`](super::parse_move) (or `TryFrom`), which

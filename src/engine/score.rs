@@ -1,4 +1,4 @@
-//! Scoring: card points, column pairs and a grid's score for a hole (RULES.md "Scoring").
+//! Scoring: card points, column pairs and a grid's score for a hole (docs/RULES.md "Scoring").
 
 use super::cards::{Card, Rank};
 

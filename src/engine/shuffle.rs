@@ -1,4 +1,4 @@
-//! The fair-shuffle protocol of RULES.md: the commitment, the effective seed `S`, the SHA-256
+//! The fair-shuffle protocol of docs/RULES.md: the commitment, the effective seed `S`, the SHA-256
 //! word stream of shuffle `k` of hole `h`, and the unbiased Fisher–Yates shuffle that reads it.
 
 use sha2::{Digest, Sha256};

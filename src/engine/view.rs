@@ -1,4 +1,4 @@
-//! What a given viewer may see: the [`View`] of API.md, the redaction of log events
+//! What a given viewer may see: the [`View`] of docs/API.md, the redaction of log events
 //! ([`redact_event`]) and the bots' [`Observation`]. This is the only place that hides cards:
 //! face-down cards (the owner's too), the stock, another seat's stock draw and, until the game
 //! ends, the dealt and reshuffled orders.
@@ -28,7 +28,7 @@ pub enum Viewer {
     Seat(Seat),
 }
 
-/// A game as one viewer sees it (API.md "Views").
+/// A game as one viewer sees it (docs/API.md "Views").
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, ToSchema)]
 pub struct View {
     /// The game's id.

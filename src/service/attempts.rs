@@ -12,7 +12,6 @@ use crate::engine::{self, Command, Event, RuleError, Secrets, State, Timestamp};
 use crate::service::cache::CachedGame;
 use crate::service::credentials::{Credential, authenticate, random_bytes};
 use crate::service::{GameService, ServiceError};
-use crate::store::codec;
 use crate::store::{
     Append, Entry, GameRecord, GameUpdate, MoveIdempotency, NewSeat, Snapshot, StoreError,
 };
@@ -43,17 +42,10 @@ impl<T> Attempt<T> {
     /// The append of what `advanced` did at `at`, which brought the game to `state`, answered
     /// with `answer` once stored.
     pub(super) fn write(state: State, advanced: Advanced, at: Timestamp, answer: T) -> Self {
-        let update = GameUpdate {
-            status: state.status,
-            projection: codec::projection(&state),
-            new_seat: None,
-            snapshots: advanced.snapshots,
-            deadline_at: engine::turn_deadline(&state),
-        };
         Attempt::Write(Box::new(Write {
+            update: GameUpdate::after(&state, advanced.snapshots),
             events: advanced.events,
             at,
-            update,
             idempotency: None,
             after: state,
             answer,
@@ -92,10 +84,7 @@ impl Advanced {
             .iter()
             .any(|event| matches!(event, Event::HoleDealt { .. }))
         {
-            self.snapshots.push(Snapshot {
-                seq: state.version as i64,
-                state: codec::projection(state),
-            });
+            self.snapshots.push(Snapshot::of(state));
         }
         self.events.extend(events);
     }
@@ -130,7 +119,7 @@ pub(super) fn advance(
     command: &Command,
     at: Timestamp,
 ) -> Result<Advanced, ServiceError> {
-    let secrets = codec::secrets_of(record)?;
+    let secrets = record.secrets()?;
     let mut advanced = Advanced::default();
     advanced.advance(state, &secrets, command, at)?;
     Ok(advanced)
@@ -195,13 +184,14 @@ impl GameService {
             record.seat_tokens.push((seat.seat, seat.token_hash));
             record.seat_tokens.sort_by_key(|(seat, _)| *seat);
         }
-        let append = Append {
-            game_id: record.id,
-            head: game.record.head(),
-            events: codec::new_events(&write.events, write.at),
-            update: write.update,
-            idem: write.idempotency,
-        };
+        let append = Append::new(
+            record.id,
+            game.record.head(),
+            &write.events,
+            write.at,
+            write.update,
+            write.idempotency,
+        );
         let entries = self.commits.submit(append).await?;
         self.count(&write.events);
         if write

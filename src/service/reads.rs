@@ -23,7 +23,7 @@ impl GameService {
             .load_game(id)
             .await?
             .ok_or(ServiceError::NotFound("There is no such game."))?;
-        let state = codec::projection_state(id, &std::mem::take(&mut record.projection))?;
+        let state = record.take_state()?;
         Ok((record, state))
     }
 
@@ -104,7 +104,7 @@ impl GameService {
         let views = games
             .into_iter()
             .map(|game| {
-                codec::projection_state(game.id, &game.projection)
+                game.state()
                     .map(|state| engine::view(&state, Viewer::Spectator))
             })
             .collect::<Result<Vec<_>, _>>()?;
@@ -183,16 +183,10 @@ impl GameService {
     /// engine, every command re-decided with the game's secrets, from the latest snapshot at or
     /// before `seq` (taken at each deal), else from the first entry.
     async fn state_at(&self, record: &GameRecord, seq: i64) -> Result<State, ServiceError> {
-        let (start, after) = match self.store.load_snapshot(record.id, seq).await? {
-            Some(snapshot) => (
-                codec::projection_state(record.id, &snapshot.state)?,
-                snapshot.seq,
-            ),
-            None => (State::default(), 0),
-        };
+        let snapshot = self.store.load_snapshot(record.id, seq).await?;
+        let after = snapshot.as_ref().map_or(0, |snapshot| snapshot.seq);
         let entries = store::load_log_between(self.store.as_ref(), record.id, after, seq).await?;
-        let secrets = codec::secrets_of(record)?;
-        Ok(codec::rebuild_prefix_from(start, &entries, &secrets).map_err(StoreError::Corrupt)?)
+        Ok(codec::state_after(record, snapshot, &entries)?)
     }
 }
 

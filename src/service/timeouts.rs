@@ -16,7 +16,6 @@ use crate::engine::{self, Command, State, Timestamp, View, Viewer};
 use crate::service::attempts::{Advanced, Attempt, advance};
 use crate::service::credentials::Credential;
 use crate::service::{GameService, ServiceError};
-use crate::store::codec;
 use crate::store::{GameRecord, StoreError};
 
 /// Games one sweep handles of each kind, at most: the next sweep takes the rest.
@@ -114,7 +113,7 @@ fn take_overdue(
     state: &mut State,
     at: Timestamp,
 ) -> Result<(usize, Advanced), ServiceError> {
-    let secrets = codec::secrets_of(record)?;
+    let secrets = record.secrets()?;
     let mut advanced = Advanced::default();
     let mut taken = 0;
     while let Some(&seat) = engine::overdue_seats(state, at).first() {

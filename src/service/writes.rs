@@ -105,9 +105,8 @@ impl GameService {
             server_seed: random_bytes(),
             decks,
         };
-        let id = Uuid::new_v4();
         let command = Command::Create {
-            game_id: id,
+            game_id: Uuid::new_v4(),
             seats,
             holes,
             rules,
@@ -118,21 +117,14 @@ impl GameService {
         let mut state = State::default();
         let events = engine::execute(&mut state, &command, &secrets, at)?;
         let host_token = Token::generate();
-        let game = NewGame {
-            id,
-            created_at: at,
-            seats: i32::from(seats),
-            holes: i32::from(holes),
-            rules: state.rules,
-            commitment: state.commitment.clone(),
-            server_seed: secrets.server_seed,
-            host_token_hash: host_token.hash(),
-            private: request.private,
-            stacked: state.stacked,
-            decks: request.decks.as_ref().map(to_json),
-            status: state.status,
-            projection: codec::projection(&state),
-        };
+        let game = NewGame::created(
+            &state,
+            at,
+            secrets.server_seed,
+            host_token.hash(),
+            request.private,
+            request.decks.as_ref(),
+        )?;
         let created = CreatedGame {
             view: engine::view(&state, Viewer::Spectator),
             host_token: host_token.0,

@@ -1,4 +1,4 @@
-//! The hash chain of a game's log (API.md, "The log").
+//! The hash chain of a game's log (docs/API.md, "The log").
 //!
 //! Every entry carries a `salt` derived from the game's server seed and its `seq`, and a `hash` that
 //! covers the previous hash and the RFC 8785 canonical JSON (JCS) of the entry without its `hash`:

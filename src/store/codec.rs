@@ -11,7 +11,10 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use crate::engine::{self, Event, LoggedEvent, ReplayError, Secrets, State, Timestamp, parse_deck};
-use crate::store::{Entry, GameRecord, NewEvent, RawJson, StoreError};
+use crate::store::{
+    Append, Entry, GameRecord, GameUpdate, Head, LobbyGame, MoveIdempotency, NewEvent, NewGame,
+    RawJson, Snapshot, StoreError,
+};
 
 /// The log entries to append for `events`, all stamped `at`.
 pub fn new_events(events: &[Event], at: Timestamp) -> Vec<NewEvent> {
@@ -116,6 +119,117 @@ pub fn secrets_of(record: &GameRecord) -> Result<Secrets, StoreError> {
         server_seed: record.server_seed,
         decks,
     })
+}
+
+impl GameRecord {
+    /// The game's state, decoded from its projection (which it no longer holds after).
+    pub fn take_state(&mut self) -> Result<State, StoreError> {
+        projection_state(self.id, &std::mem::take(&mut self.projection))
+    }
+
+    /// The game's secrets: its server seed and its explicit decks, if stacked.
+    pub fn secrets(&self) -> Result<Secrets, StoreError> {
+        secrets_of(self)
+    }
+}
+
+impl NewGame {
+    /// The row of the game that `state` holds right after its creation at `created_at`, with its
+    /// secret `server_seed` and explicit `decks` (as the client sent them), and the hash of its
+    /// host token.
+    pub fn created(
+        state: &State,
+        created_at: Timestamp,
+        server_seed: [u8; 32],
+        host_token_hash: [u8; 32],
+        private: bool,
+        decks: Option<&Vec<Vec<String>>>,
+    ) -> Result<NewGame, StoreError> {
+        let id = state
+            .game_id
+            .ok_or_else(|| StoreError::Internal("a game created without an id".to_owned()))?;
+        Ok(NewGame {
+            id,
+            created_at,
+            seats: i32::from(state.seats),
+            holes: i32::from(state.holes),
+            rules: state.rules,
+            commitment: state.commitment.clone(),
+            server_seed,
+            host_token_hash,
+            private,
+            stacked: state.stacked,
+            decks: decks.map(to_json),
+            status: state.status,
+            projection: projection(state),
+        })
+    }
+}
+
+impl LobbyGame {
+    /// The game's state, decoded from its projection.
+    pub fn state(&self) -> Result<State, StoreError> {
+        projection_state(self.id, &self.projection)
+    }
+}
+
+/// The state of `record`'s game after the last of `entries`, which follow `snapshot` (or the
+/// start of the log): the log replayed through the engine, every command re-decided with the
+/// game's secrets.
+pub fn state_after(
+    record: &GameRecord,
+    snapshot: Option<Snapshot>,
+    entries: &[Entry],
+) -> Result<State, StoreError> {
+    let start = match snapshot {
+        Some(snapshot) => projection_state(record.id, &snapshot.state)?,
+        None => State::default(),
+    };
+    rebuild_prefix_from(start, entries, &record.secrets()?).map_err(StoreError::Corrupt)
+}
+
+impl GameUpdate {
+    /// The game row once the game is at `state`, keeping `snapshots` beside it.
+    pub fn after(state: &State, snapshots: Vec<Snapshot>) -> GameUpdate {
+        GameUpdate {
+            status: state.status,
+            projection: projection(state),
+            new_seat: None,
+            snapshots,
+            deadline_at: engine::turn_deadline(state),
+        }
+    }
+}
+
+impl Snapshot {
+    /// The state `state` to keep, after its last entry.
+    pub fn of(state: &State) -> Snapshot {
+        Snapshot {
+            seq: state.version as i64,
+            state: projection(state),
+        }
+    }
+}
+
+impl Append {
+    /// The append of `events` at `at` after `head`, bringing the game row to `update`, with
+    /// the stored response of the request if it had an `Idempotency-Key`.
+    pub fn new(
+        game_id: Uuid,
+        head: Head,
+        events: &[Event],
+        at: Timestamp,
+        update: GameUpdate,
+        idem: Option<MoveIdempotency>,
+    ) -> Append {
+        Append {
+            game_id,
+            head,
+            events: new_events(events, at),
+            update,
+            idem,
+        }
+    }
 }
 
 /// Any engine value as JSON (rules, decks, views).

@@ -1,4 +1,4 @@
-//! Checking the HTTP contract of API.md: raw requests, problems as API.md spells them, headers,
+//! Checking the HTTP contract of docs/API.md: raw requests, problems as docs/API.md spells them, headers,
 //! and the version and log length a refused request must leave alone.
 
 use reqwest::Method;
@@ -30,7 +30,7 @@ pub async fn raw(
     request.send().await.expect("request reaches the server")
 }
 
-/// Asserts that `response` is the problem `code` with `status`, as API.md spells problems, and
+/// Asserts that `response` is the problem `code` with `status`, as docs/API.md spells problems, and
 /// returns its body.
 pub async fn problem(response: reqwest::Response, status: u16, code: &str) -> Value {
     check_problem(response, status, code)
@@ -38,7 +38,7 @@ pub async fn problem(response: reqwest::Response, status: u16, code: &str) -> Va
         .unwrap_or_else(|mismatch| panic!("{mismatch}"))
 }
 
-/// The body of `response` if it is the problem `code` with `status`, as API.md spells problems;
+/// The body of `response` if it is the problem `code` with `status`, as docs/API.md spells problems;
 /// else what differs.
 pub async fn check_problem(
     response: reqwest::Response,

@@ -475,7 +475,7 @@ pub async fn play_to_the_end(app: &TestApp, id: &str, seats: &[Seat]) -> usize {
     panic!("the game did not finish");
 }
 
-/// Scores a grid of six codes as RULES.md says, independently of the engine.
+/// Scores a grid of six codes as docs/RULES.md says, independently of the engine.
 pub fn score_grid(grid: &[Value]) -> i64 {
     let rank = |code: &Value| {
         let code = code.as_str().unwrap();

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent reference for the log's hash chain (API.md, "The log").
+"""Independent reference for the log's hash chain (docs/API.md, "The log").
 
 Computes the salt and hash of a few fixed entries with RFC 8785 canonical JSON from the PyPI package
 `rfc8785` (pip install rfc8785) and hashlib, and prints them as the Rust constants pasted into

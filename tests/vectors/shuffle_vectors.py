@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent implementation of RULES.md's fair-shuffle protocol (hashlib only).
+"""Independent implementation of docs/RULES.md's fair-shuffle protocol (hashlib only).
 
 Prints the expected values pasted into tests/shuffle_vectors.rs. Run: python3 shuffle_vectors.py
 """

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent audit of a finished game's log in the public format of API.md ("The log").
+"""Independent audit of a finished game's log in the public format of docs/API.md ("The log").
 
 Checks, with hashlib and RFC 8785 canonical JSON from the PyPI package `rfc8785` (pip install
 rfc8785), what any third party can check once a game is finished: the revealed seed matches the
