@@ -10,6 +10,7 @@ use crate::api::http::{bearer, private};
 use crate::api::limits::Limits;
 use crate::api::problem::{ApiError, Problem};
 use crate::api::{AppState, docs};
+use crate::service::ParsedLater;
 use crate::service::live::{LiveItem, LiveLog};
 
 /// The comment sent to an idle stream: no message, only bytes that keep proxies from closing it.
@@ -45,12 +46,15 @@ pub async fn stream(
     let query = StreamQuery::parse(request.query_string());
     let token = bearer(&request).or_else(|| query.token.clone());
     // Reported after the game and the token, as for `/events`.
-    let after = query
+    let after = match query
         .after
         .and_then(|after| match last_event_id(&request)? {
             Some(last) => Ok(Some(last)),
             None => Ok(after),
-        });
+        }) {
+        Ok(after) => ParsedLater::parsed(after),
+        Err(detail) => ParsedLater::malformed(detail),
+    };
     let live = state.service.live_log(*id, token.as_deref(), after).await?;
     let slot = match request
         .app_data::<Data<Limits>>()

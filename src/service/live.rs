@@ -7,11 +7,13 @@
 //! however many wake-ups are lost or doubled. Entries are exactly those `GET .../events` gives
 //! the same caller at that moment (the same [`entry_for`]).
 //!
-//! The streams of one game on one instance share their reads ([`Recent`]): the first woken reads
-//! the game row and the new entries, the others take them from there. A stream that is further
+//! The streams of one game on one instance share their reads ([`SharedReads`]): the first woken
+//! reads the game row and the new entries, the others take them from there, so that one wake-up
+//! costs one read per game on each instance rather than one per stream. A stream that is further
 //! behind than the shared entries reach (it just opened, or resumed far back) reads on its own.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -21,8 +23,8 @@ use uuid::Uuid;
 use crate::engine::{Status, Viewer};
 use crate::service::credentials::authenticate;
 use crate::service::reads::entry_for;
-use crate::service::{GameService, ServiceError};
-use crate::store::{Recent, Subscription};
+use crate::service::{GameService, ParsedLater, ServiceError};
+use crate::store::{Entry, Subscription};
 
 /// How often an idle stream gets a keep-alive, and re-checks its game in case a wake-up was lost.
 pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
@@ -40,6 +42,69 @@ const SHARED_TAIL: i64 = 64;
 /// A shared read this old is redone by a stream's keep-alive re-check: at most one re-check per
 /// game every few seconds, however many streams follow it.
 const RECHECK_AGE: Duration = Duration::from_secs(5);
+
+/// What the latest shared read of a game found.
+#[derive(Debug, Default)]
+struct Recent {
+    /// The generation this read is current for, and when it was made (`None`: never read).
+    fresh_for: Option<(u64, Instant)>,
+    /// The game row's status then (`None` once the game is gone: cancelled).
+    status: Option<Status>,
+    /// The game's version then.
+    version: i64,
+    /// The latest entries, contiguous and ending at `version` (a few dozen at most).
+    tail: Vec<Entry>,
+}
+
+/// The shared reads of the games this instance streams: one per game, while a stream of it is
+/// open.
+#[derive(Default)]
+pub struct SharedReads {
+    games: Mutex<HashMap<Uuid, Weak<tokio::sync::Mutex<Recent>>>>,
+}
+
+impl SharedReads {
+    /// The shared read of game `id`, made if no open stream holds it.
+    fn of(self: &Arc<Self>, id: Uuid) -> SharedRead {
+        let mut games = self.lock();
+        let recent = match games.get(&id).and_then(Weak::upgrade) {
+            Some(recent) => recent,
+            None => {
+                let recent = Arc::default();
+                games.insert(id, Arc::downgrade(&recent));
+                recent
+            }
+        };
+        SharedRead {
+            id,
+            recent,
+            reads: Arc::clone(self),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, Weak<tokio::sync::Mutex<Recent>>>> {
+        self.games
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// A stream's hold on its game's shared read; the last one dropped forgets the game.
+struct SharedRead {
+    id: Uuid,
+    recent: Arc<tokio::sync::Mutex<Recent>>,
+    reads: Arc<SharedReads>,
+}
+
+impl Drop for SharedRead {
+    fn drop(&mut self) {
+        // Under the map's lock, which every new holder takes first: no one takes it meanwhile.
+        let mut games = self.reads.lock();
+        if Arc::strong_count(&self.recent) == 1 {
+            games.remove(&self.id);
+        }
+    }
+}
 
 /// What a live log has next.
 #[derive(Debug)]
@@ -66,24 +131,23 @@ pub struct LiveLog {
     /// Look at the shared read before waiting (woken, or re-checking at a keep-alive).
     woken: bool,
     subscription: Subscription,
+    shared: SharedRead,
     next_keep_alive: Instant,
 }
 
 impl GameService {
-    /// Opens the live log of game `id` for the holder of `token`, after entry `after` (parsed by
-    /// the caller, or why it does not parse: reported after the game and the token, as for
-    /// `events`).
+    /// Opens the live log of game `id` for the holder of `token`, after entry `after`.
     pub async fn live_log(
         &self,
         id: Uuid,
         token: Option<&str>,
-        after: Result<Option<i64>, String>,
+        after: ParsedLater<Option<i64>>,
     ) -> Result<LiveLog, ServiceError> {
         // Subscribed before the first read: a change during it wakes the first wait.
         let subscription = self.store.changes().subscribe(id);
         let (record, _) = self.load(id).await?;
         let credential = authenticate(&record, token)?;
-        let after = after.map_err(ServiceError::Malformed)?.unwrap_or(0);
+        let after = after.open()?.unwrap_or(0);
         if after < 0 {
             return Err(ServiceError::OutOfRange(
                 "after (or Last-Event-ID) must be 0 or more.".to_owned(),
@@ -98,6 +162,7 @@ impl GameService {
             dirty: true,
             woken: false,
             subscription,
+            shared: self.shared_reads.of(id),
             next_keep_alive: Instant::now() + KEEP_ALIVE,
         })
     }
@@ -152,7 +217,7 @@ impl LiveLog {
     /// made, or (for a keep-alive re-check) if it is older than [`RECHECK_AGE`]; a stream behind
     /// what it holds reads on its own. `None` when the game is gone.
     async fn read_shared(&mut self) -> Result<Option<Vec<(i64, Value)>>, ServiceError> {
-        let shared = Arc::clone(self.subscription.recent());
+        let shared = Arc::clone(&self.shared.recent);
         let mut recent = shared.lock().await;
         let stale = recent.fresh_for.is_none_or(|(generation, at)| {
             generation < self.subscription.seen() || at.elapsed() >= RECHECK_AGE
@@ -163,7 +228,7 @@ impl LiveLog {
             self.refresh(&mut recent).await?;
             recent.fresh_for = Some((generation, Instant::now()));
         }
-        let Some(status) = recent.status.as_deref() else {
+        let Some(status) = recent.status else {
             return Ok(None);
         };
         let first = recent
@@ -175,7 +240,7 @@ impl LiveLog {
             drop(recent);
             return self.read().await;
         }
-        let finished = status == Status::Finished.name();
+        let finished = status == Status::Finished;
         let shown = recent
             .tail
             .iter()
@@ -210,7 +275,7 @@ impl LiveLog {
         }
         // What was read, even if an entry were missing: the tail must end at `version`.
         recent.version = recent.tail.last().map_or(record.version, |entry| entry.seq);
-        recent.status = Some(record.status.name().to_owned());
+        recent.status = Some(record.status);
         Ok(())
     }
 

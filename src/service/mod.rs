@@ -53,6 +53,7 @@ use audit_worker::AuditWorker;
 use batches::Batches;
 use cache::StateCache;
 use commits::GroupCommit;
+use live::SharedReads;
 use versions::VersionRead;
 
 pub use audit_status::Audit;
@@ -78,6 +79,7 @@ pub struct GameService {
     versions: Arc<Batches<VersionRead>>,
     commits: Arc<Batches<GroupCommit>>,
     audits: Arc<AuditWorker>,
+    shared_reads: Arc<SharedReads>,
 }
 
 impl GameService {
@@ -98,6 +100,7 @@ impl GameService {
             versions: Arc::new(Batches::new(VersionRead(Arc::clone(&store)))),
             commits: Arc::new(Batches::new(GroupCommit(Arc::clone(&store)))),
             audits: Arc::new(AuditWorker::start(open_audit_store)),
+            shared_reads: Arc::default(),
             store,
         }
     }

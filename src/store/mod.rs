@@ -48,7 +48,7 @@ use crate::engine::{Rules, Status, Timestamp};
 
 pub use chain::{ChainError, verify_chain};
 pub use error::StoreError;
-pub use notify::{Changes, Recent, Subscription};
+pub use notify::{Changes, Subscription};
 
 /// JSON text as the store keeps it (a projection, a snapshot's state): written and read as text,
 /// without a tree of it built on the way, since only the engine's types give it a meaning.

@@ -8,10 +8,6 @@
 //! every instance), and each instance holds one dedicated listening connection that feeds its
 //! hub; when that connection drops, the hub reconnects with back-off and then wakes every
 //! stream, since notifications sent meanwhile are lost.
-//!
-//! Each watched game also has a [`Recent`] slot: the last read of the game row and its latest
-//! entries, which the streams of that game share, so that one wake-up costs one read per game on
-//! each instance rather than one per stream.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
@@ -19,10 +15,7 @@ use std::time::Duration;
 
 use sqlx::postgres::{PgConnectOptions, PgListener, PgPoolOptions};
 use tokio::sync::{oneshot, watch};
-use tokio::time::Instant;
 use uuid::Uuid;
-
-use super::Entry;
 
 /// The PostgreSQL channel that appends notify, with the game id as payload.
 pub const CHANNEL: &str = "golf_events";
@@ -35,29 +28,10 @@ pub const LISTENER_APPLICATION_NAME: &str = "golf-server-listener";
 const BACKOFF_FIRST: Duration = Duration::from_millis(100);
 const BACKOFF_MAX: Duration = Duration::from_secs(5);
 
-/// What the latest shared read of a game found (see the module doc).
-#[derive(Debug, Default)]
-pub struct Recent {
-    /// The generation this read is current for, and when it was made (`None`: never read).
-    pub fresh_for: Option<(u64, Instant)>,
-    /// The game row's status then (`None` once the game is gone: cancelled).
-    pub status: Option<String>,
-    /// The game's version then.
-    pub version: i64,
-    /// The latest entries, contiguous and ending at `version` (a few dozen at most).
-    pub tail: Vec<Entry>,
-}
-
-/// One watched game: its generation counter and its shared read.
-struct Slot {
-    sender: watch::Sender<u64>,
-    recent: Arc<tokio::sync::Mutex<Recent>>,
-}
-
 /// The hub: one generation counter per game that somebody waits for.
 #[derive(Default)]
 pub struct Changes {
-    games: Mutex<HashMap<Uuid, Slot>>,
+    games: Mutex<HashMap<Uuid, watch::Sender<u64>>>,
     /// Dropped with the hub, which stops its listening task.
     stop: Mutex<Option<oneshot::Sender<()>>>,
 }
@@ -90,14 +64,10 @@ impl Changes {
     /// Waits for changes of `game_id` from now on.
     pub fn subscribe(self: &Arc<Self>, game_id: Uuid) -> Subscription {
         let mut games = lock(&self.games);
-        let slot = games.entry(game_id).or_insert_with(|| Slot {
-            sender: watch::channel(0).0,
-            recent: Arc::default(),
-        });
+        let sender = games.entry(game_id).or_insert_with(|| watch::channel(0).0);
         Subscription {
-            receiver: Some(slot.sender.subscribe()),
+            receiver: Some(sender.subscribe()),
             seen: 0,
-            recent: Arc::clone(&slot.recent),
             game_id,
             changes: Arc::clone(self),
         }
@@ -105,15 +75,15 @@ impl Changes {
 
     /// Wakes every subscriber of `game_id` (none: nothing to do).
     pub fn wake(&self, game_id: Uuid) {
-        if let Some(slot) = lock(&self.games).get(&game_id) {
-            slot.sender.send_modify(|generation| *generation += 1);
+        if let Some(sender) = lock(&self.games).get(&game_id) {
+            sender.send_modify(|generation| *generation += 1);
         }
     }
 
     /// Wakes every subscriber of every game.
     pub fn wake_all(&self) {
-        for slot in lock(&self.games).values() {
-            slot.sender.send_modify(|generation| *generation += 1);
+        for sender in lock(&self.games).values() {
+            sender.send_modify(|generation| *generation += 1);
         }
     }
 }
@@ -130,7 +100,6 @@ pub struct Subscription {
     receiver: Option<watch::Receiver<u64>>,
     /// The generation of the last wake-up [`Subscription::changed`] returned for.
     seen: u64,
-    recent: Arc<tokio::sync::Mutex<Recent>>,
     game_id: Uuid,
     changes: Arc<Changes>,
 }
@@ -162,11 +131,6 @@ impl Subscription {
             .as_ref()
             .map_or(self.seen, |receiver| *receiver.borrow())
     }
-
-    /// The game's shared read.
-    pub fn recent(&self) -> &Arc<tokio::sync::Mutex<Recent>> {
-        &self.recent
-    }
 }
 
 impl Drop for Subscription {
@@ -175,7 +139,7 @@ impl Drop for Subscription {
         let mut games = lock(&self.changes.games);
         if games
             .get(&self.game_id)
-            .is_some_and(|slot| slot.sender.receiver_count() == 0)
+            .is_some_and(|sender| sender.receiver_count() == 0)
         {
             games.remove(&self.game_id);
         }
