@@ -14,8 +14,8 @@ use anyhow::Context;
 use tokio_util::sync::CancellationToken;
 use tracing_actix_web::{RequestId, TracingLogger};
 
-use crate::api;
 use crate::api::limits::{Limits, body_deadline};
+use crate::api::{self, AppState};
 use crate::config::Config;
 use crate::metrics::{Metrics, track_requests};
 use crate::service::{Clock, GameService, OpenStore, Swept};
@@ -60,42 +60,11 @@ impl Application {
             config.waiting_expiry,
         );
         let state = api::state(service, stopping.clone());
-        let spec = api::openapi();
-        let routes = Data::new(api::RouteTable::new(&spec));
-        let limits = Data::new(Limits::new(&config.http));
-        let cors_origins = config.http.cors_origins.clone();
-        let server = HttpServer::new(move || {
-            App::new()
-                .app_data(state.clone())
-                .app_data(metrics.clone())
-                .app_data(routes.clone())
-                .app_data(limits.clone())
-                .configure(|config| api::configure(config, &spec))
-                .wrap(from_fn(body_deadline))
-                .wrap(Condition::new(
-                    !cors_origins.is_empty(),
-                    cors(&cors_origins),
-                ))
-                .wrap(from_fn(api::problem::problems_only))
-                .wrap(from_fn(api::head_as_get))
-                .wrap(from_fn(track_requests))
-                .wrap(from_fn(echo_request_id))
-                .wrap(TracingLogger::<RedactingRootSpan>::new())
-        })
-        .shutdown_timeout(SHUTDOWN_GRACE_SECONDS)
-        // Slow clients: a connection whose request head is not in within the client timeout is
-        // closed (with 408), and its body gets as long again (`body_deadline`); an idle one
-        // closes after the keep-alive.
-        .client_request_timeout(config.http.client_timeout)
-        .keep_alive(config.http.keep_alive)
-        // actix stops at once on SIGINT; here both signals drain the requests in flight, and
-        // end the open streams, whose clients resume elsewhere with Last-Event-ID.
-        .shutdown_signal(async move {
+        let stop = async move {
             stop_requested().await;
             stopping.cancel();
-        })
-        .listen(listener)?
-        .run();
+        };
+        let server = serve(config, state, metrics, listener, stop)?;
         Ok(Application { address, server })
     }
 
@@ -108,6 +77,49 @@ impl Application {
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         self.server.await
     }
+}
+
+/// Serves `state` on `listener`: the routes, the middleware around them and the timeouts of
+/// `config`. actix stops at once on SIGINT; here `stop` (both signals) drains the requests in
+/// flight, and ends the open streams, whose clients resume elsewhere with Last-Event-ID.
+fn serve(
+    config: &Config,
+    state: Data<AppState>,
+    metrics: Data<Metrics>,
+    listener: TcpListener,
+    stop: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<Server> {
+    let spec = api::openapi();
+    let routes = Data::new(api::RouteTable::new(&spec));
+    let limits = Data::new(Limits::new(&config.http));
+    let cors_origins = config.http.cors_origins.clone();
+    Ok(HttpServer::new(move || {
+        App::new()
+            .app_data(state.clone())
+            .app_data(metrics.clone())
+            .app_data(routes.clone())
+            .app_data(limits.clone())
+            .configure(|config| api::configure(config, &spec))
+            .wrap(from_fn(body_deadline))
+            .wrap(Condition::new(
+                !cors_origins.is_empty(),
+                cors(&cors_origins),
+            ))
+            .wrap(from_fn(api::problem::problems_only))
+            .wrap(from_fn(api::head_as_get))
+            .wrap(from_fn(track_requests))
+            .wrap(from_fn(echo_request_id))
+            .wrap(TracingLogger::<RedactingRootSpan>::new())
+    })
+    .shutdown_timeout(SHUTDOWN_GRACE_SECONDS)
+    // Slow clients: a connection whose request head is not in within the client timeout is
+    // closed (with 408), and its body gets as long again (`body_deadline`); an idle one
+    // closes after the keep-alive.
+    .client_request_timeout(config.http.client_timeout)
+    .keep_alive(config.http.keep_alive)
+    .shutdown_signal(stop)
+    .listen(listener)?
+    .run())
 }
 
 /// Opens the audit worker's own connection to the database: one, listening for no change.
