@@ -165,60 +165,15 @@ impl Config {
 
     /// Reads settings through `lookup`, so tests need not touch the process environment.
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
-        let bind_value = lookup("GOLF_BIND").unwrap_or_else(|| DEFAULT_BIND.to_owned());
-        let bind = bind_value.parse().map_err(|_| ConfigError {
-            var: "GOLF_BIND",
-            value: bind_value.clone(),
-            expected: "a socket address such as 127.0.0.1:8080 or 0.0.0.0:8080",
-        })?;
-
-        let database_url =
-            lookup("DATABASE_URL").unwrap_or_else(|| DEFAULT_DATABASE_URL.to_owned());
-        if !is_supported_database_url(&database_url) {
-            return Err(ConfigError {
-                var: "DATABASE_URL",
-                value: without_credentials(&database_url),
-                expected: "a URL starting with sqlite: or postgres:// (or postgresql://)",
-            });
-        }
-
-        let log_format = match lookup("GOLF_LOG").as_deref() {
-            None | Some("text") => LogFormat::Text,
-            Some("json") => LogFormat::Json,
-            Some(other) => {
-                return Err(ConfigError {
-                    var: "GOLF_LOG",
-                    value: other.to_owned(),
-                    expected: "text or json",
-                });
-            }
-        };
-
-        let log_filter = lookup("RUST_LOG").unwrap_or_else(|| "info".to_owned());
-        if tracing_subscriber::EnvFilter::try_new(&log_filter).is_err() {
-            return Err(ConfigError {
-                var: "RUST_LOG",
-                value: log_filter,
-                expected: "tracing filter directives such as info or golf_server=debug,info",
-            });
-        }
+        let bind = bind(&lookup)?;
+        let database_url = database_url(&lookup)?;
+        let log_format = log_format(&lookup)?;
+        let log_filter = log_filter(&lookup)?;
 
         let db_max_connections = parse_number(&lookup, "GOLF_DB_MAX_CONNECTIONS", 10)?;
         let acquire_ms = parse_number(&lookup, "GOLF_DB_ACQUIRE_TIMEOUT_MS", 3000)?;
         let statement_ms = parse_number(&lookup, "GOLF_DB_STATEMENT_TIMEOUT_MS", 5000)?;
-        let turn_timeout_s = match lookup("GOLF_TURN_TIMEOUT_S") {
-            None => None,
-            Some(value) => match value.parse::<i64>() {
-                Ok(seconds) if TURN_TIMEOUT_S.contains(&seconds) => Some(seconds as u32),
-                _ => {
-                    return Err(ConfigError {
-                        var: "GOLF_TURN_TIMEOUT_S",
-                        value,
-                        expected: "a whole number of seconds from 10 to 604800",
-                    });
-                }
-            },
-        };
+        let turn_timeout_s = turn_timeout_s(&lookup)?;
         let waiting_expiry_s =
             parse_number(&lookup, "GOLF_WAITING_EXPIRY_S", DEFAULT_WAITING_EXPIRY_S)?;
         let sweep_interval_ms = parse_number(&lookup, "GOLF_SWEEP_INTERVAL_MS", 1000)?;
@@ -238,6 +193,66 @@ impl Config {
             sweep_interval: Duration::from_millis(u64::from(sweep_interval_ms)),
             http,
         })
+    }
+}
+
+fn bind(lookup: &impl Fn(&str) -> Option<String>) -> Result<SocketAddr, ConfigError> {
+    let value = lookup("GOLF_BIND").unwrap_or_else(|| DEFAULT_BIND.to_owned());
+    value.parse().map_err(|_| ConfigError {
+        var: "GOLF_BIND",
+        value,
+        expected: "a socket address such as 127.0.0.1:8080 or 0.0.0.0:8080",
+    })
+}
+
+fn database_url(lookup: &impl Fn(&str) -> Option<String>) -> Result<String, ConfigError> {
+    let url = lookup("DATABASE_URL").unwrap_or_else(|| DEFAULT_DATABASE_URL.to_owned());
+    if !is_supported_database_url(&url) {
+        return Err(ConfigError {
+            var: "DATABASE_URL",
+            value: without_credentials(&url),
+            expected: "a URL starting with sqlite: or postgres:// (or postgresql://)",
+        });
+    }
+    Ok(url)
+}
+
+fn log_format(lookup: &impl Fn(&str) -> Option<String>) -> Result<LogFormat, ConfigError> {
+    match lookup("GOLF_LOG").as_deref() {
+        None | Some("text") => Ok(LogFormat::Text),
+        Some("json") => Ok(LogFormat::Json),
+        Some(other) => Err(ConfigError {
+            var: "GOLF_LOG",
+            value: other.to_owned(),
+            expected: "text or json",
+        }),
+    }
+}
+
+fn log_filter(lookup: &impl Fn(&str) -> Option<String>) -> Result<String, ConfigError> {
+    let filter = lookup("RUST_LOG").unwrap_or_else(|| "info".to_owned());
+    if tracing_subscriber::EnvFilter::try_new(&filter).is_err() {
+        return Err(ConfigError {
+            var: "RUST_LOG",
+            value: filter,
+            expected: "tracing filter directives such as info or golf_server=debug,info",
+        });
+    }
+    Ok(filter)
+}
+
+/// `GOLF_TURN_TIMEOUT_S`: none unless set, and then within the rules' range.
+fn turn_timeout_s(lookup: &impl Fn(&str) -> Option<String>) -> Result<Option<u32>, ConfigError> {
+    let Some(value) = lookup("GOLF_TURN_TIMEOUT_S") else {
+        return Ok(None);
+    };
+    match value.parse::<i64>() {
+        Ok(seconds) if TURN_TIMEOUT_S.contains(&seconds) => Ok(Some(seconds as u32)),
+        _ => Err(ConfigError {
+            var: "GOLF_TURN_TIMEOUT_S",
+            value,
+            expected: "a whole number of seconds from 10 to 604800",
+        }),
     }
 }
 

@@ -18,6 +18,16 @@ pub fn line(entry: &Entry) -> String {
 /// byte can change unnoticed (a line that parses but is not canonical is a finding, and its entry
 /// is still audited); a line that is no log entry is a finding and is left out.
 pub fn audit_text(text: &str) -> AuditReport {
+    let (entries, findings) = read_lines(text);
+    let mut report = audit(&entries);
+    if !findings.is_empty() {
+        add_format_findings(&mut report, findings);
+    }
+    report
+}
+
+/// The entries of an exported log's lines, and the format findings about the lines.
+fn read_lines(text: &str) -> (Vec<Entry>, Vec<Finding>) {
     let mut findings = Vec::new();
     let mut entries = Vec::new();
     // The last line's newline may be missing: that changes no entry.
@@ -49,19 +59,20 @@ pub fn audit_text(text: &str) -> AuditReport {
         }
         entries.push(entry);
     }
-    let mut report = audit(&entries);
-    if !findings.is_empty() {
-        findings.append(&mut report.findings);
-        report.findings = findings;
-        report.first_bad_seq = report.findings.iter().filter_map(|f| f.seq).min();
-        report.verified = false;
-        for outcome in &mut report.checks {
-            if outcome.check == Check::Format {
-                outcome.outcome = super::Outcome::Failed;
-            }
+    (entries, findings)
+}
+
+/// Puts the format `findings` before the entries' own and fails the report's format check.
+fn add_format_findings(report: &mut AuditReport, mut findings: Vec<Finding>) {
+    findings.append(&mut report.findings);
+    report.findings = findings;
+    report.first_bad_seq = report.findings.iter().filter_map(|f| f.seq).min();
+    report.verified = false;
+    for outcome in &mut report.checks {
+        if outcome.check == Check::Format {
+            outcome.outcome = super::Outcome::Failed;
         }
     }
-    report
 }
 
 /// The entry a line holds: exactly the six fields of the public format, with their types.

@@ -2,31 +2,13 @@
 
 use std::fmt::Write;
 
-use super::{AuditReport, Check, Outcome};
+use super::{AuditReport, Check, CheckOutcome, Outcome};
 
 /// Renders `report` as a few lines of text.
 pub fn render(report: &AuditReport) -> String {
-    let mut out = String::new();
-    let known = |value: Option<u8>| value.map_or("?".to_owned(), |v| v.to_string());
-    let _ = writeln!(
-        out,
-        "game {}: {} seats, {} holes{}",
-        report.game_id.as_deref().unwrap_or("?"),
-        known(report.seats),
-        known(report.holes),
-        if report.stacked { ", stacked" } else { "" }
-    );
+    let mut out = header(report);
     for outcome in &report.checks {
-        let _ = writeln!(
-            out,
-            "{:<15} {:<7} {}",
-            label(outcome.check),
-            verdict(outcome.outcome),
-            match outcome.outcome {
-                Outcome::Skipped => "not checked to the end: an earlier check failed".to_owned(),
-                _ => detail(report, outcome.check),
-            }
-        );
+        out += &check_line(report, outcome);
     }
     for finding in &report.findings {
         let at = finding
@@ -34,26 +16,54 @@ pub fn render(report: &AuditReport) -> String {
             .map_or(String::new(), |seq| format!("seq {seq}: "));
         let _ = writeln!(out, "  {at}{}", finding.message);
     }
+    out += &final_verdict(report);
+    out
+}
+
+/// The first line: the game and its size.
+fn header(report: &AuditReport) -> String {
+    let known = |value: Option<u8>| value.map_or("?".to_owned(), |v| v.to_string());
+    format!(
+        "game {}: {} seats, {} holes{}\n",
+        report.game_id.as_deref().unwrap_or("?"),
+        known(report.seats),
+        known(report.holes),
+        if report.stacked { ", stacked" } else { "" }
+    )
+}
+
+/// A check's line: its name, its outcome and what it covered.
+fn check_line(report: &AuditReport, outcome: &CheckOutcome) -> String {
+    format!(
+        "{:<15} {:<7} {}\n",
+        label(outcome.check),
+        verdict(outcome.outcome),
+        match outcome.outcome {
+            Outcome::Skipped => "not checked to the end: an earlier check failed".to_owned(),
+            _ => detail(report, outcome.check),
+        }
+    )
+}
+
+/// The last line: VERIFIED, or FAILED with the first finding (the one at the first bad seq).
+fn final_verdict(report: &AuditReport) -> String {
     match (
         report.verified,
         report.first_bad_seq,
         report.findings.first(),
     ) {
-        (true, _, _) => out.push_str("VERIFIED\n"),
+        (true, _, _) => "VERIFIED\n".to_owned(),
         (false, Some(seq), _) => {
             let first = report
                 .findings
                 .iter()
                 .find(|finding| finding.seq == Some(seq))
                 .map_or("", |finding| finding.message.as_str());
-            let _ = writeln!(out, "FAILED at seq {seq}: {first}");
+            format!("FAILED at seq {seq}: {first}\n")
         }
-        (false, None, Some(finding)) => {
-            let _ = writeln!(out, "FAILED: {}", finding.message);
-        }
-        (false, None, None) => out.push_str("FAILED\n"),
+        (false, None, Some(finding)) => format!("FAILED: {}\n", finding.message),
+        (false, None, None) => "FAILED\n".to_owned(),
     }
-    out
 }
 
 fn label(check: Check) -> &'static str {

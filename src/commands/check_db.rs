@@ -3,8 +3,9 @@
 
 use uuid::Uuid;
 
+use crate::engine::Secrets;
 use crate::store::codec::{projection_state, rebuild, secrets_of};
-use crate::store::{EventStore, StoreError, load_log, verify_chain};
+use crate::store::{Entry, EventStore, GameRecord, StoreError, load_log, verify_chain};
 
 /// Games read per page while walking the database.
 const PAGE: i64 = 500;
@@ -68,47 +69,78 @@ async fn check_game(
     // still checks out.
     let entries = load_log(store, id, record.version).await?;
     let secrets = secrets_of(&record)?;
-    // An entry past the version makes every later append collide with it. A live game may have
-    // moved on since it was read: only an entry still past the version read again is stray.
-    let stray = match store.load_events(id, record.version, 1).await?.first() {
-        Some(next) => match store.load_game(id).await? {
-            Some(now) if now.version < next.seq => Some((next.seq, now.version)),
-            _ => None,
-        },
-        None => None,
+    let stray = stray_entry(store, id, record.version).await?;
+    let problems = [
+        count_problem(&record, &entries),
+        stray.map(|(seq, version)| {
+            format!(
+                "entry {seq} is past the version {version}: the next append would collide with it"
+            )
+        }),
+        chain_problem(&record, &entries),
+        replay_problem(id, &record, &entries, &secrets),
+    ];
+    let problems = problems.into_iter().flatten();
+    report.problems.extend(problems.map(|problem| GameProblem {
+        game_id: id,
+        problem,
+    }));
+    Ok(entries.len() as u64)
+}
+
+/// An entry past `version`, which makes every later append collide with it, as its seq and the
+/// game's version. A live game may have moved on since it was read: only an entry still past
+/// the version read again is stray.
+async fn stray_entry(
+    store: &dyn EventStore,
+    id: Uuid,
+    version: i64,
+) -> Result<Option<(i64, i64)>, StoreError> {
+    let Some(next) = store.load_events(id, version, 1).await?.into_iter().next() else {
+        return Ok(None);
     };
-    let mut problem = |text: String| {
-        report.problems.push(GameProblem {
-            game_id: id,
-            problem: text,
-        })
-    };
-    if entries.len() as i64 != record.version {
-        problem(format!(
+    Ok(match store.load_game(id).await? {
+        Some(now) if now.version < next.seq => Some((next.seq, now.version)),
+        _ => None,
+    })
+}
+
+/// A log with more or fewer entries than the game's version says.
+fn count_problem(record: &GameRecord, entries: &[Entry]) -> Option<String> {
+    (entries.len() as i64 != record.version).then(|| {
+        format!(
             "version {} but {} log entries",
             record.version,
             entries.len()
-        ));
-    }
-    if let Some((seq, version)) = stray {
-        problem(format!(
-            "entry {seq} is past the version {version}: the next append would collide with it"
-        ));
-    }
-    match verify_chain(&record.server_seed, &entries) {
+        )
+    })
+}
+
+/// A hash chain that breaks, or that does not end in the stored head hash.
+fn chain_problem(record: &GameRecord, entries: &[Entry]) -> Option<String> {
+    match verify_chain(&record.server_seed, entries) {
         Ok(head) if head != record.head_hash => {
-            problem("the stored head hash is not the hash of the last entry".to_owned())
+            Some("the stored head hash is not the hash of the last entry".to_owned())
         }
-        Ok(_) => {}
-        Err(error) => problem(format!("hash chain: {error}")),
+        Ok(_) => None,
+        Err(error) => Some(format!("hash chain: {error}")),
     }
-    match rebuild(&entries, &secrets) {
-        Ok(rebuilt) => match projection_state(id, &record.projection) {
-            Ok(stored) if stored == rebuilt => {}
-            Ok(_) => problem("the projection differs from the replayed log".to_owned()),
-            Err(error) => problem(error.to_string()),
-        },
-        Err(error) => problem(error),
+}
+
+/// A log that does not replay through the rules engine, or not to the stored projection.
+fn replay_problem(
+    id: Uuid,
+    record: &GameRecord,
+    entries: &[Entry],
+    secrets: &Secrets,
+) -> Option<String> {
+    let rebuilt = match rebuild(entries, secrets) {
+        Ok(rebuilt) => rebuilt,
+        Err(error) => return Some(error),
+    };
+    match projection_state(id, &record.projection) {
+        Ok(stored) if stored == rebuilt => None,
+        Ok(_) => Some("the projection differs from the replayed log".to_owned()),
+        Err(error) => Some(error.to_string()),
     }
-    Ok(entries.len() as u64)
 }

@@ -86,37 +86,15 @@ struct GameOutcome {
 pub fn run(options: &SimulateOptions) -> Result<SimulationReport, RuleError> {
     let (seats, holes) = check_game_size(i64::from(options.seats), i64::from(options.holes))?;
     let rules = options.rules.resolve(seats)?;
-    if options.bots.is_empty() {
-        return Err(RuleError::InvalidGameOptions(
-            "bots must name at least one bot".into(),
-        ));
-    }
-    let bots: Vec<BotKind> = options
-        .bots
-        .iter()
-        .copied()
-        .cycle()
-        .take(seats.into())
-        .collect();
-    let mut totals = vec![0i64; seats.into()];
-    let mut wins = vec![0f64; seats.into()];
-    let (mut turns, mut capped) = (0u64, 0u64);
+    let bots = seat_bots(&options.bots, seats)?;
+    let mut tally = Tally::new(seats);
     let started = Instant::now();
     for index in 0..options.games {
-        let outcome = play_game(options.seed, index, seats, holes, rules, &bots)?;
-        for (sum, total) in totals.iter_mut().zip(&outcome.totals) {
-            *sum += i64::from(*total);
-        }
-        for &winner in &outcome.winners {
-            wins[usize::from(winner)] += 1.0 / outcome.winners.len() as f64;
-        }
-        turns += outcome.turns;
-        capped += outcome.capped_holes;
+        tally.add(&play_game(options.seed, index, seats, holes, rules, &bots)?);
     }
     let elapsed_secs = started.elapsed().as_secs_f64();
     let games = options.games as f64;
     let hole_count = games * f64::from(holes);
-    let per = |x: f64, n: f64| if n > 0.0 { x / n } else { 0.0 };
     Ok(SimulationReport {
         games: options.games,
         seats,
@@ -125,19 +103,70 @@ pub fn run(options: &SimulateOptions) -> Result<SimulationReport, RuleError> {
         rules,
         elapsed_secs,
         games_per_sec: per(games, elapsed_secs),
-        mean_turns_per_hole: per(turns as f64, hole_count),
-        turn_cap_share: per(capped as f64, hole_count),
-        bots: bots
-            .iter()
+        mean_turns_per_hole: per(tally.turns as f64, hole_count),
+        turn_cap_share: per(tally.capped_holes as f64, hole_count),
+        bots: tally.seat_reports(&bots, games),
+    })
+}
+
+/// The bot of each seat: `bots` cycled over the seats.
+fn seat_bots(bots: &[BotKind], seats: u8) -> Result<Vec<BotKind>, RuleError> {
+    if bots.is_empty() {
+        return Err(RuleError::InvalidGameOptions(
+            "bots must name at least one bot".into(),
+        ));
+    }
+    Ok(bots.iter().copied().cycle().take(seats.into()).collect())
+}
+
+/// `x` per `n`, or 0 when `n` is 0.
+fn per(x: f64, n: f64) -> f64 {
+    if n > 0.0 { x / n } else { 0.0 }
+}
+
+/// What the games played so far add up to.
+struct Tally {
+    /// Each seat's final totals, summed.
+    totals: Vec<i64>,
+    /// Each seat's wins; a shared win counts 1/k for each of k winners.
+    wins: Vec<f64>,
+    turns: u64,
+    capped_holes: u64,
+}
+
+impl Tally {
+    fn new(seats: u8) -> Tally {
+        Tally {
+            totals: vec![0; seats.into()],
+            wins: vec![0.0; seats.into()],
+            turns: 0,
+            capped_holes: 0,
+        }
+    }
+
+    fn add(&mut self, outcome: &GameOutcome) {
+        for (sum, total) in self.totals.iter_mut().zip(&outcome.totals) {
+            *sum += i64::from(*total);
+        }
+        for &winner in &outcome.winners {
+            self.wins[usize::from(winner)] += 1.0 / outcome.winners.len() as f64;
+        }
+        self.turns += outcome.turns;
+        self.capped_holes += outcome.capped_holes;
+    }
+
+    /// Each seat's mean total and share of the wins over `games` games.
+    fn seat_reports(&self, bots: &[BotKind], games: f64) -> Vec<SeatReport> {
+        bots.iter()
             .enumerate()
             .map(|(seat, &bot)| SeatReport {
                 seat: seat as Seat,
                 bot,
-                mean_total: per(totals[seat] as f64, games),
-                win_share: per(wins[seat], games),
+                mean_total: per(self.totals[seat] as f64, games),
+                win_share: per(self.wins[seat], games),
             })
-            .collect(),
-    })
+            .collect()
+    }
 }
 
 /// Plays game `index`: create, seat the bots, then let the seat to move choose until the end.
@@ -149,63 +178,92 @@ fn play_game(
     rules: Rules,
     bots: &[BotKind],
 ) -> Result<GameOutcome, RuleError> {
-    let server_seed: [u8; 32] = Sha256::new()
+    let server_seed = server_seed(master_seed, index);
+    let mut table = Table {
+        state: State::default(),
+        secrets: Secrets {
+            server_seed,
+            decks: Vec::new(),
+        },
+    };
+    table.run(&Command::Create {
+        game_id: Uuid::from_u64_pair(master_seed, index),
+        seats,
+        holes,
+        rules,
+        commitment: shuffle::commitment(&server_seed),
+        stacked: false,
+    })?;
+    table.seat(bots)?;
+    table.play_out(bots, &mut StdRng::from_seed(server_seed))
+}
+
+/// Game `index`'s server seed: `SHA-256("golf-simulate" ‖ u64be(master_seed) ‖ u64be(index))`.
+fn server_seed(master_seed: u64, index: u64) -> [u8; 32] {
+    Sha256::new()
         .chain_update(b"golf-simulate")
         .chain_update(master_seed.to_be_bytes())
         .chain_update(index.to_be_bytes())
         .finalize()
-        .into();
-    let secrets = Secrets {
-        server_seed,
-        decks: Vec::new(),
-    };
-    let mut rng = StdRng::from_seed(server_seed);
-    let at = Timestamp::default();
-    let mut state = State::default();
-    let run = |state: &mut State, command: &Command| execute(state, command, &secrets, at);
-    run(
-        &mut state,
-        &Command::Create {
-            game_id: Uuid::from_u64_pair(master_seed, index),
-            seats,
-            holes,
-            rules,
-            commitment: shuffle::commitment(&server_seed),
-            stacked: false,
-        },
-    )?;
-    for (seat, &bot) in bots.iter().enumerate() {
-        let command = Command::Join {
-            name: PlayerName::parse(&format!("{} {seat}", bot.name()))?,
-            bot: Some(bot),
-            client_seed: ClientSeed::default(),
-        };
-        run(&mut state, &command)?;
+        .into()
+}
+
+/// A game being simulated, its commands all executed at the same (default) time.
+struct Table {
+    state: State,
+    secrets: Secrets,
+}
+
+impl Table {
+    fn run(&mut self, command: &Command) -> Result<Vec<Event>, RuleError> {
+        execute(
+            &mut self.state,
+            command,
+            &self.secrets,
+            Timestamp::default(),
+        )
     }
-    let (mut turns, mut capped_holes) = (0, 0);
-    while let Some(seat) = seat_to_move(&state) {
-        let mv = choose(bots[usize::from(seat)], &observe(&state, seat), &mut rng);
-        turns += u64::from(matches!(mv, Move::Draw { .. }));
-        let events = run(&mut state, &Command::Play { seat, mv })?;
-        capped_holes += events
-            .iter()
-            .filter(|e| {
-                matches!(
-                    e,
-                    Event::HoleEnded {
-                        reason: EndReason::TurnCap,
-                        ..
-                    }
-                )
-            })
-            .count() as u64;
+
+    /// Joins a bot to each seat, named after its bot and seat.
+    fn seat(&mut self, bots: &[BotKind]) -> Result<(), RuleError> {
+        for (seat, &bot) in bots.iter().enumerate() {
+            self.run(&Command::Join {
+                name: PlayerName::parse(&format!("{} {seat}", bot.name()))?,
+                bot: Some(bot),
+                client_seed: ClientSeed::default(),
+            })?;
+        }
+        Ok(())
     }
-    Ok(GameOutcome {
-        totals: state.players.iter().map(|p| p.total).collect(),
-        winners: state.winners.unwrap_or_default(),
-        turns,
-        capped_holes,
-    })
+
+    /// Lets the seat to move choose until the game is finished, counting turns (draws) and holes
+    /// that ended at the turn cap.
+    fn play_out(mut self, bots: &[BotKind], rng: &mut StdRng) -> Result<GameOutcome, RuleError> {
+        let (mut turns, mut capped_holes) = (0, 0);
+        while let Some(seat) = seat_to_move(&self.state) {
+            let mv = choose(bots[usize::from(seat)], &observe(&self.state, seat), rng);
+            turns += u64::from(matches!(mv, Move::Draw { .. }));
+            let events = self.run(&Command::Play { seat, mv })?;
+            capped_holes += events
+                .iter()
+                .filter(|e| {
+                    matches!(
+                        e,
+                        Event::HoleEnded {
+                            reason: EndReason::TurnCap,
+                            ..
+                        }
+                    )
+                })
+                .count() as u64;
+        }
+        Ok(GameOutcome {
+            totals: self.state.players.iter().map(|p| p.total).collect(),
+            winners: self.state.winners.unwrap_or_default(),
+            turns,
+            capped_holes,
+        })
+    }
 }
 
 /// The seat to move: the current seat, or during the reveal the first seat that has not revealed;

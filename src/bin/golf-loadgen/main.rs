@@ -19,10 +19,11 @@ use std::time::{Duration, Instant};
 
 use clap::{Parser, ValueEnum};
 use tokio::sync::Barrier;
+use tokio::task::JoinHandle;
 
 use client::{Client, Game, Options};
 use modes::Plan;
-use stats::Check;
+use stats::{Check, Report};
 
 // The load generator shares the machine with the server it measures: every cycle it spends is
 // taken from the server. glibc's allocator was a tenth of its time, for the JSON of the answers.
@@ -135,29 +136,58 @@ fn validate(args: &Args) -> Result<(), String> {
 }
 
 async fn run(args: &Args) -> Result<ExitCode, String> {
-    let client = Arc::new(Client::new(&Options {
-        url: &args.url,
-        timeout: Duration::from_secs_f64(args.timeout),
-        idempotency_keys: args.idempotency_keys,
-        acked_log: args.acked_log.as_deref(),
-        games_file: args.games_file.as_deref(),
-    })?);
+    let client = Arc::new(Client::new(&client_options(args))?);
     let resumed = args.resume.as_deref().map(read_games).transpose()?;
     let duration = args
         .duration
         .or((args.total_games.is_none() && resumed.is_none()).then_some(10.0))
         .map(Duration::from_secs_f64);
+    let progress = (!args.quiet).then(|| tokio::spawn(stats::progress(client.stats.clone())));
+
+    let workers = spawn_workers(args, &client, resumed);
+    if args.mode != Mode::Views {
+        client.stats.start_measuring();
+    }
+    let elapsed = time_workers(&client, workers, duration).await?;
+    client.stop.cancel();
+    if let Some(progress) = progress {
+        progress.abort();
+    }
+    client.flush();
+
+    let mut report = client.stats.report(elapsed);
+    if args.check {
+        report.check = Some(check(&client).await);
+    }
+    print_report(args, &report);
+    Ok(exit_code(&report))
+}
+
+fn client_options(args: &Args) -> Options<'_> {
+    Options {
+        url: &args.url,
+        timeout: Duration::from_secs_f64(args.timeout),
+        idempotency_keys: args.idempotency_keys,
+        acked_log: args.acked_log.as_deref(),
+        games_file: args.games_file.as_deref(),
+    }
+}
+
+/// One worker per concurrent game (`--games`), playing the way `--mode` or `--resume` says.
+fn spawn_workers(
+    args: &Args,
+    client: &Arc<Client>,
+    resumed: Option<VecDeque<Game>>,
+) -> Vec<JoinHandle<()>> {
     let plan = Arc::new(Plan {
         seats: args.seats,
         holes: args.holes,
         view_hole: args.view_hole,
         left: args.total_games.map(AtomicU64::new),
     });
-    let progress = (!args.quiet).then(|| tokio::spawn(stats::progress(client.stats.clone())));
-
     let ready = Arc::new(Barrier::new(args.games as usize));
     let resumed = resumed.map(|games| Arc::new(Mutex::new(games)));
-    let workers: Vec<_> = (0..args.games)
+    (0..args.games)
         .map(|_| {
             let (client, plan) = (client.clone(), plan.clone());
             match (&resumed, args.mode) {
@@ -167,11 +197,17 @@ async fn run(args: &Args) -> Result<ExitCode, String> {
                 (None, Mode::Players) => tokio::spawn(modes::players(client, plan)),
             }
         })
-        .collect();
-    if args.mode != Mode::Views {
-        client.stats.start_measuring();
-    }
-    let started = wait_until_measuring(&client).await;
+        .collect()
+}
+
+/// Waits for the workers to end, stopping them once `duration` has passed since they began
+/// measuring, and returns how long they measured.
+async fn time_workers(
+    client: &Client,
+    workers: Vec<JoinHandle<()>>,
+    duration: Option<Duration>,
+) -> Result<Duration, String> {
+    let started = wait_until_measuring(client).await;
     if let Some(duration) = duration {
         let stop = client.stop.clone();
         tokio::spawn(async move {
@@ -184,31 +220,30 @@ async fn run(args: &Args) -> Result<ExitCode, String> {
             .await
             .map_err(|error| format!("a worker failed: {error}"))?;
     }
-    let elapsed = started.elapsed();
-    client.stop.cancel();
-    if let Some(progress) = progress {
-        progress.abort();
-    }
-    client.flush();
+    Ok(started.elapsed())
+}
 
-    let mut report = client.stats.report(elapsed);
-    if args.check {
-        report.check = Some(check(&client).await);
-    }
+/// The report on stdout: the summary a person reads, or with `--json` the JSON (and the summary
+/// on stderr).
+fn print_report(args: &Args, report: &Report) {
     if args.json {
-        let json = serde_json::to_string_pretty(&report).expect("a report is JSON");
+        let json = serde_json::to_string_pretty(report).expect("a report is JSON");
         println!("{json}");
         eprint!("{}", report.human());
     } else {
         print!("{}", report.human());
     }
+}
+
+/// Success when the run did something and every audit checked (`--check`) was verified.
+fn exit_code(report: &Report) -> ExitCode {
     let checked_out = report.check.is_none_or(|check| check.failed == 0);
     let did_something = report.moves_acked + report.views_read + report.games_finished > 0;
-    Ok(if checked_out && did_something {
+    if checked_out && did_something {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
-    })
+    }
 }
 
 /// Waits until the workers are measuring (views mode sets its games up first) and returns when

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use reqwest::StatusCode;
 use serde_json::Value;
 use tokio::sync::{Barrier, watch};
 
@@ -150,47 +151,77 @@ async fn drive(
         if until(&view) {
             return Outcome::Reached;
         }
-        let (seat, answer) = match next_action(&view, turn) {
-            Action::Finished => {
-                client.stats.game_finished(&game.game);
-                return Outcome::Finished;
+        let seat = match act(client, game, &view, turn).await {
+            Step::Moved(answer) => {
+                view = answer;
+                turn += 1;
+                refusals = 0;
+                continue;
             }
-            Action::Move { seat, body } => {
-                let version = view["version"].as_i64();
-                let hole = view["hole"].as_u64();
-                match client.play(game, seat, &body, version, hole).await {
-                    Some(Answer::Ok(answer)) => {
-                        view = answer;
-                        turn += 1;
-                        refusals = 0;
-                        continue;
-                    }
-                    Some(Answer::Refused(status)) => {
-                        if status == 409 || status == 412 {
-                            client.stats.conflict();
-                        }
-                        refusals += 1;
-                        (seat, client.view(game, seat, None).await)
-                    }
-                    Some(Answer::NotModified) | None => return Outcome::Stopped,
-                }
+            Step::Reread { seat, refused } => {
+                refusals += u32::from(refused);
+                seat
             }
-            Action::NeedView(seat) => (seat, client.view(game, seat, None).await),
-            Action::Wait => {
-                pause(client).await;
-                refusals += 1;
-                (0, client.view(game, 0, None).await)
-            }
+            Step::Over(outcome) => return outcome,
         };
-        match answer {
+        match client.view(game, seat, None).await {
             Some(Answer::Ok(answer)) => view = answer,
             Some(Answer::NotModified | Answer::Refused(_)) => refusals += 1,
             None => return Outcome::Stopped,
         }
         if refusals > MAX_REFUSALS {
-            eprintln!("golf-loadgen: game {} seat {seat} given up", game.game);
-            client.stats.game_abandoned();
+            give_up(client, game, seat);
             return Outcome::Stopped;
+        }
+    }
+}
+
+/// What one action taken from a view came to.
+enum Step {
+    /// A move was acknowledged: its answer is the new view.
+    Moved(Value),
+    /// The seat's view is to be read again; `refused` when the action counts toward giving the
+    /// game up.
+    Reread { seat: usize, refused: bool },
+    /// Playing ends here.
+    Over(Outcome),
+}
+
+/// Takes the next action of a driven game: the move `view` calls for, the view of a seat it
+/// lacks, or a wait for the game to move on.
+async fn act(client: &Client, game: &Game, view: &Value, turn: u64) -> Step {
+    match next_action(view, turn) {
+        Action::Finished => {
+            client.stats.game_finished(&game.game);
+            Step::Over(Outcome::Finished)
+        }
+        Action::Move { seat, body } => {
+            let version = view["version"].as_i64();
+            let hole = view["hole"].as_u64();
+            match client.play(game, seat, &body, version, hole).await {
+                Some(Answer::Ok(answer)) => Step::Moved(answer),
+                Some(Answer::Refused(status)) => {
+                    if is_conflict(status) {
+                        client.stats.conflict();
+                    }
+                    Step::Reread {
+                        seat,
+                        refused: true,
+                    }
+                }
+                Some(Answer::NotModified) | None => Step::Over(Outcome::Stopped),
+            }
+        }
+        Action::NeedView(seat) => Step::Reread {
+            seat,
+            refused: false,
+        },
+        Action::Wait => {
+            pause(client).await;
+            Step::Reread {
+                seat: 0,
+                refused: true,
+            }
         }
     }
 }
@@ -222,33 +253,15 @@ async fn seat_loop(
             return true;
         }
         let version = view["version"].as_i64().unwrap_or(0);
-        let legal = view["legal_moves"]
-            .as_array()
-            .filter(|legal| !legal.is_empty());
-        if let Some(legal) = legal {
-            let body = choose(&view, seat, legal, turn);
-            let hole = view["hole"].as_u64();
-            match client.play(game, seat, &body, Some(version), hole).await {
-                Some(Answer::Ok(answer)) => {
-                    view = answer;
-                    turn += 1;
-                    refusals = 0;
-                    continue;
-                }
-                Some(Answer::Refused(status)) => {
-                    if status == 409 || status == 412 {
-                        client.stats.conflict();
-                    } else {
-                        refusals += 1;
-                    }
-                }
-                Some(Answer::NotModified) | None => return false,
+        match play_or_wait(client, game, seat, &view, turn, seen).await {
+            Step::Moved(answer) => {
+                view = answer;
+                turn += 1;
+                refusals = 0;
+                continue;
             }
-        } else {
-            tokio::select! {
-                _ = tokio::time::timeout(POLL_EVERY, seen.wait_for(|&seq| seq > version)) => {}
-                () = client.stop.cancelled() => return false,
-            }
+            Step::Reread { refused, .. } => refusals += u32::from(refused),
+            Step::Over(_) => return false,
         }
         match client.view(game, seat, Some(version)).await {
             Some(Answer::Ok(answer)) => view = answer,
@@ -257,11 +270,64 @@ async fn seat_loop(
             None => return false,
         }
         if refusals > MAX_REFUSALS {
-            eprintln!("golf-loadgen: game {} seat {seat} given up", game.game);
-            client.stats.game_abandoned();
+            give_up(client, game, seat);
             return false;
         }
     }
+}
+
+/// A seat's action in players mode: one of the legal moves its view lists, else a wait for the
+/// stream to show an entry newer than the view (or [`POLL_EVERY`]). A conflict is no refusal:
+/// the seat's view was merely behind.
+async fn play_or_wait(
+    client: &Client,
+    game: &Game,
+    seat: usize,
+    view: &Value,
+    turn: u64,
+    seen: &mut watch::Receiver<i64>,
+) -> Step {
+    let version = view["version"].as_i64().unwrap_or(0);
+    let Some(legal) = view["legal_moves"]
+        .as_array()
+        .filter(|legal| !legal.is_empty())
+    else {
+        tokio::select! {
+            _ = tokio::time::timeout(POLL_EVERY, seen.wait_for(|&seq| seq > version)) => {}
+            () = client.stop.cancelled() => return Step::Over(Outcome::Stopped),
+        }
+        return Step::Reread {
+            seat,
+            refused: false,
+        };
+    };
+    let body = choose(view, seat, legal, turn);
+    let hole = view["hole"].as_u64();
+    match client.play(game, seat, &body, Some(version), hole).await {
+        Some(Answer::Ok(answer)) => Step::Moved(answer),
+        Some(Answer::Refused(status)) => {
+            let conflict = is_conflict(status);
+            if conflict {
+                client.stats.conflict();
+            }
+            Step::Reread {
+                seat,
+                refused: !conflict,
+            }
+        }
+        Some(Answer::NotModified) | None => Step::Over(Outcome::Stopped),
+    }
+}
+
+/// A refusal because the game moved on from the version the move was chosen in.
+fn is_conflict(status: StatusCode) -> bool {
+    status == 409 || status == 412
+}
+
+/// Gives a game up after more than [`MAX_REFUSALS`] refusals in a row.
+fn give_up(client: &Client, game: &Game, seat: usize) {
+    eprintln!("golf-loadgen: game {} seat {seat} given up", game.game);
+    client.stats.game_abandoned();
 }
 
 async fn first_view_of(client: &Client, game: &Game, seat: usize) -> Option<Value> {

@@ -154,6 +154,14 @@ pub struct Latency {
 }
 
 impl Latency {
+    /// The percentiles a person reads.
+    fn human(&self) -> String {
+        format!(
+            "p50 {:.1} ms, p90 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+            self.p50, self.p90, self.p99, self.max
+        )
+    }
+
     fn of(samples: &Mutex<Vec<u32>>) -> Latency {
         Latency::of_samples(samples.lock().expect("samples lock").clone())
     }
@@ -216,56 +224,9 @@ pub struct Report {
 impl Report {
     /// The summary a person reads.
     pub fn human(&self) -> String {
-        let latency = |l: &Latency| {
-            format!(
-                "p50 {:.1} ms, p90 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
-                l.p50, l.p90, l.p99, l.max
-            )
-        };
-        // A resumed run starts no game.
-        let started = match self.games_started {
-            0 => String::new(),
-            started => format!(" of {started}"),
-        };
-        let mut text = format!(
-            "{:.1} s: {} moves acknowledged ({:.1}/s), {} views read ({:.1}/s), \
-             {}{started} games finished ({:.2}/s)\n",
-            self.elapsed_s,
-            self.moves_acked,
-            self.moves_per_sec,
-            self.views_read,
-            self.views_per_sec,
-            self.games_finished,
-            self.games_per_sec,
-        );
-        if self.moves_acked > 0 {
-            text += &format!("moves: {}\n", latency(&self.move_latency_ms));
-        }
-        let holes = &self.move_latency_by_hole_ms;
-        if let (Some((first, early)), Some((last, late))) =
-            (holes.first_key_value(), holes.last_key_value())
-            && first != last
-        {
-            text += &format!("moves in hole {first}: {}\n", latency(early));
-            text += &format!("moves in hole {last}: {}\n", latency(late));
-        }
-        if self.views_read > 0 {
-            text += &format!("views: {}\n", latency(&self.view_latency_ms));
-        }
-        if self.errors.is_empty() {
-            text += "errors: none\n";
-        } else {
-            let errors: Vec<String> = self
-                .errors
-                .iter()
-                .map(|(kind, count)| format!("{kind}: {count}"))
-                .collect();
-            text += &format!(
-                "errors: {} ({} conflicts reloaded)\n",
-                errors.join(", "),
-                self.conflicts
-            );
-        }
+        let mut text = self.rates();
+        text += &self.latencies();
+        text += &self.errors();
         if self.games_abandoned > 0 {
             text += &format!(
                 "{} games given up after repeated refusals\n",
@@ -279,6 +240,64 @@ impl Report {
             );
         }
         text
+    }
+
+    /// The summary's first line: what was done, and how much of it per second.
+    fn rates(&self) -> String {
+        // A resumed run starts no game.
+        let started = match self.games_started {
+            0 => String::new(),
+            started => format!(" of {started}"),
+        };
+        format!(
+            "{:.1} s: {} moves acknowledged ({:.1}/s), {} views read ({:.1}/s), \
+             {}{started} games finished ({:.2}/s)\n",
+            self.elapsed_s,
+            self.moves_acked,
+            self.moves_per_sec,
+            self.views_read,
+            self.views_per_sec,
+            self.games_finished,
+            self.games_per_sec,
+        )
+    }
+
+    /// A line for each kind of request measured: moves, moves in the first and last holes
+    /// measured (when they differ), views.
+    fn latencies(&self) -> String {
+        let mut text = String::new();
+        if self.moves_acked > 0 {
+            text += &format!("moves: {}\n", self.move_latency_ms.human());
+        }
+        let holes = &self.move_latency_by_hole_ms;
+        if let (Some((first, early)), Some((last, late))) =
+            (holes.first_key_value(), holes.last_key_value())
+            && first != last
+        {
+            text += &format!("moves in hole {first}: {}\n", early.human());
+            text += &format!("moves in hole {last}: {}\n", late.human());
+        }
+        if self.views_read > 0 {
+            text += &format!("views: {}\n", self.view_latency_ms.human());
+        }
+        text
+    }
+
+    /// The errors line: counts by status, and the conflicts among them.
+    fn errors(&self) -> String {
+        if self.errors.is_empty() {
+            return "errors: none\n".to_owned();
+        }
+        let errors: Vec<String> = self
+            .errors
+            .iter()
+            .map(|(kind, count)| format!("{kind}: {count}"))
+            .collect();
+        format!(
+            "errors: {} ({} conflicts reloaded)\n",
+            errors.join(", "),
+            self.conflicts
+        )
     }
 }
 
