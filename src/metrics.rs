@@ -8,6 +8,7 @@ use std::time::Instant;
 use actix_web::Error;
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::Method;
 use actix_web::middleware::Next;
 use actix_web::web::Data;
 use prometheus::{
@@ -151,6 +152,18 @@ impl Default for Metrics {
     }
 }
 
+/// The label of a request's method: one of the methods HTTP defines, or `other`. A client may send
+/// any token as a method, and a label per token would grow the series without bound.
+fn method_label(method: &Method) -> &'static str {
+    const KNOWN: [&str; 9] = [
+        "GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH",
+    ];
+    KNOWN
+        .into_iter()
+        .find(|known| *known == method.as_str())
+        .unwrap_or("other")
+}
+
 /// Middleware that counts every request by its route pattern (not its path, which would give
 /// every game its own series) and status.
 pub async fn track_requests(
@@ -159,7 +172,7 @@ pub async fn track_requests(
 ) -> Result<ServiceResponse<impl MessageBody>, Error> {
     let started = Instant::now();
     let metrics = request.app_data::<Data<Metrics>>().cloned();
-    let method = request.method().to_string();
+    let method = method_label(request.method());
     let response = next.call(request).await?;
     if let Some(metrics) = metrics {
         let route = response
@@ -167,7 +180,7 @@ pub async fn track_requests(
             .match_pattern()
             .unwrap_or_else(|| "unmatched".to_owned());
         metrics.observe_request(
-            &method,
+            method,
             &route,
             response.status().as_u16(),
             started.elapsed().as_secs_f64(),
