@@ -466,6 +466,13 @@ async fn creation_and_seat_values_that_break_a_rule_are_422(backend: Backend) {
         "Ada\u{7}",
         "\u{0}",
         "A\u{9f}da",
+        // Look-alikes: a right-to-left override, an isolate, a zero-width space and joiner, a
+        // byte order mark.
+        "Ada\u{202E}",
+        "\u{2067}Bob\u{2069}",
+        "A\u{200B}da",
+        "Ad\u{200D}a",
+        "\u{FEFF}Ada",
     ] {
         let response = app
             .send(Method::POST, &players, Some(&json!({"name": name})), None)
@@ -474,7 +481,7 @@ async fn creation_and_seat_values_that_break_a_rule_are_422(backend: Backend) {
         assert!(body["detail"].is_string());
     }
     let seed = "s".repeat(65);
-    for client_seed in [seed.as_str(), "seed\u{1b}"] {
+    for client_seed in [seed.as_str(), "seed\u{1b}", "se\u{202D}ed", "seed\u{2060}"] {
         let response = app
             .send(
                 Method::POST,

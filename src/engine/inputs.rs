@@ -33,10 +33,44 @@ impl PlayerName {
         }
     }
 
+    /// A name a player chooses now: as [`PlayerName::parse`], and without the invisible or
+    /// direction-changing characters ([`is_deceptive`]) that let one name pass for another.
+    /// Names already in logs were checked by `parse` alone, which their replays keep using.
+    pub fn choose(raw: &str) -> Result<PlayerName, RuleError> {
+        if raw.chars().any(is_deceptive) {
+            return Err(RuleError::InvalidName(
+                "a name may not contain invisible or direction-changing characters".into(),
+            ));
+        }
+        PlayerName::parse(raw)
+    }
+
     /// The name.
     pub fn as_str(&self) -> &str {
         &self.0
     }
+}
+
+/// A character that changes the direction of the text around it (bidirectional controls) or
+/// shows as nothing at all (zero-width and filler characters): in a name or a seed shown to
+/// others, it makes one text look like another.
+pub fn is_deceptive(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00AD}'
+            | '\u{034F}'
+            | '\u{061C}'
+            | '\u{115F}'
+            | '\u{1160}'
+            | '\u{180E}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{3164}'
+            | '\u{FEFF}'
+            | '\u{FFA0}'
+    )
 }
 
 impl TryFrom<String> for PlayerName {
@@ -75,6 +109,17 @@ impl ClientSeed {
             )));
         }
         Ok(ClientSeed(raw.to_owned()))
+    }
+
+    /// A seed a player gives now: as [`ClientSeed::parse`], and without the characters of
+    /// [`is_deceptive`]. Seeds already in logs keep replaying through `parse` alone.
+    pub fn choose(raw: &str) -> Result<ClientSeed, RuleError> {
+        if raw.chars().any(is_deceptive) {
+            return Err(RuleError::InvalidClientSeed(
+                "a client seed may not contain invisible or direction-changing characters".into(),
+            ));
+        }
+        ClientSeed::parse(raw)
     }
 
     /// The seed as given.

@@ -147,10 +147,10 @@ impl GameService {
                 ));
             }
             let seat = engine::check_join(&state)?;
-            let name = PlayerName::parse(&request.name)?;
+            let name = PlayerName::choose(&request.name)?;
             let client_seed = match (&request.bot, &request.client_seed) {
                 (Some(_), _) | (None, None) => ClientSeed::default(),
-                (None, Some(seed)) => ClientSeed::parse(seed)?,
+                (None, Some(seed)) => ClientSeed::choose(seed)?,
             };
             let token = request.bot.is_none().then(Token::generate);
             let new_seat = NewSeat {
