@@ -107,6 +107,7 @@ fn serve(
             ))
             .wrap(from_fn(api::problem::problems_only))
             .wrap(from_fn(api::head_as_get))
+            .wrap(from_fn(api::docs_policy))
             .wrap(from_fn(track_requests))
             .wrap(from_fn(echo_request_id))
             .wrap(TracingLogger::<RedactingRootSpan>::new())

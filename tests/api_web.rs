@@ -10,7 +10,7 @@ use common::contract::{header, problem, raw};
 use common::{Backend, spawn_app};
 use reqwest::Method;
 
-const CSP: &str = "default-src 'self'";
+const CSP: &str = "default-src 'self'; frame-ancestors 'none'";
 
 /// Asserts the headers every file of the web client carries.
 fn assert_web_headers(response: &reqwest::Response, path: &str, content_type: &str) {
@@ -18,6 +18,8 @@ fn assert_web_headers(response: &reqwest::Response, path: &str, content_type: &s
     let headers = response.headers();
     assert_eq!(header(headers, "content-type"), content_type, "{path}");
     assert_eq!(header(headers, "content-security-policy"), CSP, "{path}");
+    // No other site may frame the page: it holds seat tokens in localStorage.
+    assert_eq!(header(headers, "x-frame-options"), "DENY", "{path}");
     assert_eq!(
         header(headers, "x-content-type-options"),
         "nosniff",

@@ -1,8 +1,9 @@
 //! The web client: the page at `/` and its assets under `/web/`, embedded in the binary at build
 //! time from the `web/` folder, so the service needs no other files and no outside network.
 //!
-//! Every answer carries `Content-Security-Policy: default-src 'self'` (no inline script or style,
-//! nothing from elsewhere) and `X-Content-Type-Options: nosniff`. These routes are not part of the
+//! Every answer carries `Content-Security-Policy: default-src 'self'; frame-ancestors 'none'` (no
+//! inline script or style, nothing from elsewhere, no framing by another site), `X-Frame-Options:
+//! DENY` for older browsers, and `X-Content-Type-Options: nosniff`. These routes are not part of the
 //! API and stay out of the OpenAPI document.
 
 use actix_web::HttpResponse;
@@ -75,7 +76,11 @@ fn find(name: &str) -> Option<&'static Asset> {
 fn serve(asset: &'static Asset) -> HttpResponse {
     HttpResponse::Ok()
         .content_type(asset.content_type)
-        .insert_header((header::CONTENT_SECURITY_POLICY, "default-src 'self'"))
+        .insert_header((
+            header::CONTENT_SECURITY_POLICY,
+            "default-src 'self'; frame-ancestors 'none'",
+        ))
+        .insert_header((header::X_FRAME_OPTIONS, "DENY"))
         .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
         // The files change with the binary: a browser asks again (and gets them from the
         // binary it now talks to) rather than mix an old script with a new API.
