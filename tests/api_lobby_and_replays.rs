@@ -4,7 +4,7 @@
 mod common;
 
 use common::contract::{ok_move, problem, reveal_all, started, turn_order, version};
-use common::{Backend, open_store, spawn_app};
+use common::{Backend, open_store, spawn_app, stacked_deck};
 use golf_server::engine::{self, Viewer};
 use golf_server::store::{codec, load_log};
 use reqwest::Method;
@@ -15,11 +15,15 @@ use serde_json::{Value, json};
 // ---------------------------------------------------------------------------------------------
 
 async fn the_lobby_lists_public_waiting_games_newest_first(backend: Backend) {
-    // The lobby lists public waiting games with free seats newest first, without private, started
-    // or cancelled games; limit=1 pages through each game once.
+    // The lobby lists public waiting games with free seats newest first, without private, started,
+    // cancelled or stacked games (whose host knows every card); limit=1 pages through each game
+    // once.
     let app = spawn_app(backend).await;
     let (oldest, _) = app.create_game(json!({"seats": 2})).await;
     let (_private, _) = app.create_game(json!({"seats": 2, "private": true})).await;
+    let (_stacked, _) = app
+        .create_game(json!({"seats": 2, "decks": [stacked_deck(1)]}))
+        .await;
     let (full, _, _) = started(&app, json!({"seats": 2, "holes": 1})).await;
     let (cancelled, created) = app.create_game(json!({"seats": 3})).await;
     let host = created["host_token"].as_str().unwrap();

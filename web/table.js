@@ -15,6 +15,13 @@ const STAGES = {
   hole_over: 'the hole is over',
 };
 
+// A stacked game was created with explicit decks: its host knows every card, face down or in the
+// stock. Players are told before they sit down and at the table.
+function stackedWarning(view) {
+  return view.stacked && h('p', { class: 'message warning', role: 'alert', 'data-testid': 'stacked' },
+    'Stacked deck: this game was created with explicit decks, so its host knows every card, face down or in the stock. Play it only with someone you trust.');
+}
+
 export async function showTable(main, game, signal) {
   const table = new Table(main, game, signal);
   await table.start();
@@ -68,6 +75,7 @@ class Table {
     const submit = h('button', { type: 'submit' }, 'Take a seat');
     const form = h('form', { class: 'panel join' },
       h('h2', {}, `Join game ${this.game.slice(0, 8)}`),
+      stackedWarning(view),
       h('p', {}, `${view.players.length} of ${view.seats} seats taken · ${view.holes} holes · ${rulesText(view.rules)}`),
       h('p', { class: 'muted' }, `Seated: ${view.players.map((player) => player.name).join(', ') || 'nobody yet'}`),
       h('label', { class: 'field' }, h('span', {}, 'Your name'), name),
@@ -168,6 +176,7 @@ class Table {
     const mine = view.players.find((player) => player.seat === you);
     replace(this.main,
       h('section', { class: 'status panel', 'aria-live': 'polite', 'data-testid': 'status' }, this.statusLine(view, you)),
+      stackedWarning(view),
       view.status === 'waiting' && this.waitingPanel(view),
       h('section', { class: 'board' },
         h('div', { class: 'opponents' }, others.map((player) => this.playerElement(player, view, []))),

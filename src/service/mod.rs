@@ -157,7 +157,7 @@ pub struct EventsPage {
 /// One page of the lobby.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct LobbyPage {
-    /// Public views of waiting, non-private games with free seats, newest first.
+    /// Public views of waiting games with free seats, neither private nor stacked, newest first.
     pub games: Vec<View>,
     /// Pass as `cursor` for the next page; null at the end.
     pub next_cursor: Option<String>,

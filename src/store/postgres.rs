@@ -160,7 +160,7 @@ impl Backend for Postgres {
                     AS created_at, \
                 version, seats, players, projection \
             FROM games \
-            WHERE status = 'waiting' AND NOT private AND players < seats \
+            WHERE status = 'waiting' AND NOT private AND NOT stacked AND players < seats \
             ORDER BY created_at DESC, id DESC LIMIT $1",
         list_waiting_after: "\
             SELECT id, \
@@ -168,7 +168,7 @@ impl Backend for Postgres {
                     AS created_at, \
                 version, seats, players, projection \
             FROM games \
-            WHERE status = 'waiting' AND NOT private AND players < seats \
+            WHERE status = 'waiting' AND NOT private AND NOT stacked AND players < seats \
                 AND (created_at, id) < ($2::timestamptz, $3) \
             ORDER BY created_at DESC, id DESC LIMIT $1",
         overdue_games: "\

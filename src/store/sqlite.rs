@@ -141,11 +141,11 @@ impl Backend for Sqlite {
                  WHERE created_at <= unixepoch() - $1 LIMIT $2)",
         list_waiting: "\
             SELECT id, created_at, version, seats, players, projection FROM games \
-            WHERE status = 'waiting' AND private = 0 AND players < seats \
+            WHERE status = 'waiting' AND private = 0 AND stacked = 0 AND players < seats \
             ORDER BY created_at DESC, id DESC LIMIT $1",
         list_waiting_after: "\
             SELECT id, created_at, version, seats, players, projection FROM games \
-            WHERE status = 'waiting' AND private = 0 AND players < seats \
+            WHERE status = 'waiting' AND private = 0 AND stacked = 0 AND players < seats \
                 AND (created_at, id) < ($2, $3) \
             ORDER BY created_at DESC, id DESC LIMIT $1",
         overdue_games: "\
