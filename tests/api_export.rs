@@ -103,6 +103,41 @@ async fn export_is_refused_before_the_end_and_verifies_after(backend: Backend) {
         401,
         "a bad token is refused after the end too"
     );
+
+    // The finished log never changes: its ETag is the game's last version, and a client that has
+    // it gets 304 with no body (the file is not rebuilt).
+    let first = app.send(Method::GET, &path, None, None).await;
+    let tag = first.headers()["etag"].to_str().unwrap().to_owned();
+    let version = app.view(&id, None).await["version"].clone();
+    assert_eq!(tag, format!("\"{version}\""));
+    for if_none_match in [
+        tag.clone(),
+        format!("W/{tag}"),
+        format!("\"1\", {tag}"),
+        "*".into(),
+    ] {
+        let again = common::contract::raw(
+            &app,
+            Method::GET,
+            &path,
+            None,
+            &[("if-none-match", &if_none_match)],
+        )
+        .await;
+        assert_eq!(again.status(), 304, "{if_none_match}");
+        assert_eq!(again.headers()["etag"], tag.as_str());
+        assert!(again.bytes().await.unwrap().is_empty());
+    }
+    let stale = common::contract::raw(
+        &app,
+        Method::GET,
+        &path,
+        None,
+        &[("if-none-match", "\"1\"")],
+    )
+    .await;
+    assert_eq!(stale.status(), 200);
+    assert_eq!(stale.text().await.unwrap(), text);
 }
 
 async fn games_under_every_rule_option_export_and_verify(backend: Backend) {

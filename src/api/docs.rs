@@ -458,9 +458,11 @@ impl IntoResponses for LogExported {
                     .build(),
             )
             .with(&CONTENT_DISPOSITION)
-            .with(&CACHE_IMMUTABLE);
+            .with(&CACHE_IMMUTABLE)
+            .etag();
         responses([
             (200, ndjson),
+            (304, not_modified().with(&CACHE_IMMUTABLE)),
             problems::problem(
                 ServiceError::NotFinished.into(),
                 "the game is not finished yet",

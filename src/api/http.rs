@@ -29,24 +29,29 @@ pub fn private(mut builder: HttpResponseBuilder) -> HttpResponseBuilder {
 }
 
 /// The strong `ETag` of a game at `version`.
-fn etag(version: u64) -> String {
+pub fn etag(version: u64) -> String {
     format!("\"{version}\"")
+}
+
+/// Whether the request's `If-None-Match` names `tag`: the client has the current answer.
+pub fn none_match(request: &HttpRequest, tag: &str) -> bool {
+    request
+        .headers()
+        .get(header::IF_NONE_MATCH)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| {
+            // If-None-Match compares weakly (RFC 9110); `*` matches any current answer.
+            value.split(',').any(|candidate| {
+                let candidate = candidate.trim();
+                candidate == "*" || candidate.trim_start_matches("W/") == tag
+            })
+        })
 }
 
 /// A view with its `ETag`, or 304 when `If-None-Match` names it.
 pub fn view_response(request: &HttpRequest, view: &View, privacy: Privacy) -> HttpResponse {
     let tag = etag(view.version);
-    let unchanged = request
-        .headers()
-        .get(header::IF_NONE_MATCH)
-        .and_then(|value| value.to_str().ok())
-        .is_some_and(|value| {
-            // If-None-Match compares weakly (RFC 9110); `*` matches any current view.
-            value.split(',').any(|candidate| {
-                let candidate = candidate.trim();
-                candidate == "*" || candidate.trim_start_matches("W/") == tag
-            })
-        });
+    let unchanged = none_match(request, &tag);
     let mut builder = match (unchanged, privacy) {
         (true, Privacy::Secret) => private(HttpResponse::NotModified()),
         (true, Privacy::Public) => HttpResponse::NotModified(),

@@ -15,6 +15,14 @@ use crate::service::{EventsPage, GameService, LobbyPage, ParsedLater, ServiceErr
 use crate::store::codec::{self, entry_event};
 use crate::store::{self, Entry, GameRecord, LobbyCursor, StoreError};
 
+/// The export of a finished game.
+pub struct Exported {
+    /// The game's last version, which tags its log for good.
+    pub version: u64,
+    /// The log as NDJSON; `None` when the caller has it already.
+    pub ndjson: Option<String>,
+}
+
 impl GameService {
     /// Loads a game or reports `not_found`.
     pub(super) async fn load(&self, id: Uuid) -> Result<(GameRecord, State), ServiceError> {
@@ -145,16 +153,32 @@ impl GameService {
     }
 
     /// The complete log of a finished game as NDJSON: each line the canonical JSON of an entry
-    /// (what `golf-server verify` checks byte for byte). A token, if given, must be one of this
-    /// game's; before the end the log holds secrets, so it is `not_finished`.
-    pub async fn export(&self, id: Uuid, token: Option<&str>) -> Result<String, ServiceError> {
+    /// (what `golf-server verify` checks byte for byte), unless `client_has` says the caller has
+    /// it at the game's version already. A token, if given, must be one of this game's; before
+    /// the end the log holds secrets, so it is `not_finished`.
+    pub async fn export(
+        &self,
+        id: Uuid,
+        token: Option<&str>,
+        client_has: impl FnOnce(u64) -> bool,
+    ) -> Result<Exported, ServiceError> {
         let (record, state) = self.load(id).await?;
         authenticate(&record, token)?;
         if state.status != Status::Finished {
             return Err(ServiceError::NotFinished);
         }
+        let version = state.version;
+        if client_has(version) {
+            return Ok(Exported {
+                version,
+                ndjson: None,
+            });
+        }
         let entries = store::load_log(self.store.as_ref(), id, record.version).await?;
-        Ok(entries.iter().map(ndjson::line).collect())
+        Ok(Exported {
+            version,
+            ndjson: Some(entries.iter().map(ndjson::line).collect()),
+        })
     }
 
     /// The view the caller would have had right after entry `seq`.
