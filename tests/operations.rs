@@ -93,6 +93,39 @@ async fn metrics_count_requests_by_route_and_status() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn made_up_methods_add_no_series_to_the_metrics() {
+    // A client that sends 300 made-up methods grows /metrics by one label value, not 300.
+    let app = spawn_app_once().await;
+    let series = |text: &str| {
+        text.lines()
+            .filter(|line| line.starts_with("http_request"))
+            .count()
+    };
+    app.get("/healthz").await;
+    let before = series(&app.get("/metrics").await.text().await.unwrap());
+    for n in 1..=300 {
+        let method = reqwest::Method::from_bytes(format!("XMETHOD{n}").as_bytes()).unwrap();
+        app.client
+            .request(method, app.url("/healthz"))
+            .send()
+            .await
+            .expect("the server answers");
+    }
+    let text = app.get("/metrics").await.text().await.unwrap();
+    assert!(
+        !text.contains("XMETHOD"),
+        "a made-up method is a label value"
+    );
+    assert!(text.contains(r#"method="other""#), "{text}");
+    // The made-up methods' counter, sum and histogram series: at most a few dozen lines.
+    assert!(
+        series(&text) <= before + 40,
+        "{} series after, {before} before",
+        series(&text)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn served_spec_equals_the_committed_one() {
     // /openapi.json serves the committed openapi/openapi.json.
     let app = spawn_app_once().await;
@@ -114,6 +147,16 @@ async fn docs_page_and_all_its_assets_are_served_locally() {
 
     let page = app.get("/docs/").await;
     assert_eq!(page.status(), 200);
+    // Same origin as the seat tokens the web client keeps: no other site may frame it, and it
+    // runs only its own scripts.
+    let policy = page.headers()["content-security-policy"].to_str().unwrap();
+    assert!(policy.starts_with("default-src 'self';"), "{policy}");
+    assert!(policy.contains("frame-ancestors 'none'"), "{policy}");
+    assert!(
+        !policy.contains("script-src"),
+        "scripts fall under default-src: {policy}"
+    );
+    assert_eq!(page.headers()["x-frame-options"], "DENY");
     let html = page.text().await.unwrap();
     let assets = referenced_assets(&html);
     assert!(

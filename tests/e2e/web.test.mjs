@@ -296,3 +296,49 @@ test('an invited player joins through the link, and the host\'s table follows li
   assert.deepEqual(host.errors, []);
   assert.deepEqual(guest.errors.filter((error) => !error.includes('status of 422')), []);
 });
+
+test('the API docs page renders every operation under its content security policy', async () => {
+  // The page and its assets come from the server itself; a CSP violation would be a console error.
+  const { page, context, errors } = await openPage();
+  await page.goto(`${BASE}/docs/`);
+  const operations = page.locator('.opblock');
+  await operations.first().waitFor();
+  assert.ok(await operations.count() >= 10, 'the operations of the spec are listed');
+  await page.screenshot({ path: join(OUT, 'docs.png') });
+  await context.close();
+  assert.deepEqual(errors, []);
+});
+
+test('a stacked game warns a player on the join form and at the table', async () => {
+  const canonical = ['S', 'H', 'D', 'C'].flatMap((suit) =>
+    ['A', '2', '3', '4', '5', '6', '7', '8', '9', '10', 'J', 'Q', 'K'].map((rank) => `${rank}${suit}`));
+  const stacked = await api('POST', '/v1/games', { body: { seats: 2, holes: 1, decks: [canonical] } });
+  const fair = await api('POST', '/v1/games', { body: { seats: 2, holes: 1 } });
+  const { page, context, errors } = await openPage();
+  await page.goto(`${BASE}/#/game/${fair.id}`);
+  await page.getByRole('heading', { name: /Join game/ }).waitFor();
+  assert.equal(await page.getByTestId('stacked').count(), 0, 'a fair game carries no warning');
+  await page.goto(`${BASE}/#/game/${stacked.id}`);
+  await page.getByRole('heading', { name: /Join game/ }).waitFor();
+  assert.match(await page.getByTestId('stacked').textContent(), /Stacked deck/);
+  await page.getByLabel('Your name').fill('Cleo');
+  await page.getByRole('button', { name: 'Take a seat' }).click();
+  await page.getByTestId('status').waitFor();
+  assert.match(await page.getByTestId('stacked').textContent(), /host knows every card/);
+  await context.close();
+  assert.deepEqual(errors, []);
+});
+
+test('a link whose game id is not one sends nothing of it to the API', async () => {
+  const { page, context, errors } = await openPage();
+  const requests = [];
+  page.on('request', (request) => requests.push(request.url()));
+  for (const crafted of ['..%2F..%2Fhealthz', 'x%3Fafter%3D1']) {
+    await page.goto(`${BASE}/#/game/${crafted}`);
+    await page.waitForFunction(() => document.getElementById('message').textContent.includes('does not name a game'));
+  }
+  const leaked = requests.filter((url) => url.includes('healthz') || url.includes('after=1'));
+  assert.deepEqual(leaked, [], 'no request carries the crafted id');
+  await context.close();
+  assert.deepEqual(errors, []);
+});
