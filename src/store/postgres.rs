@@ -57,12 +57,17 @@ impl PgStore {
 
 /// Appends to distinct games in one statement, reading the named parts of a [`Batch`] (`$1`
 /// games, `$2` events, `$3` seats, `$4` responses, `$5` snapshots; `$6` the idempotency ttl in
-/// seconds). Each game's head moves only if it is at its expected version and not cancelled
+/// seconds; `$7` the documents, the projections and states that the parts name by their place). Each game's head moves only if it is at its expected version and not cancelled
 /// (`head`); the other parts insert only for the games whose head moved. It returns the ids of
 /// the games written; the others were moved on or cancelled by another writer. A taken seat or a
 /// recorded key fails the whole statement with a unique violation (`Conflict`); an expired record
 /// with the same key is deleted first (`expired`, evaluated before `answered` reads its count).
 /// Projections and states are read as `json`: their text is stored as written, never rebuilt.
+///
+/// The rows to update or delete are read through `unnest`, whose estimate (a few rows) makes the
+/// planner look each game up by its key; with `json_to_recordset`'s (a hundred) it scanned the
+/// whole `games` table, dead row versions included, for every batch (measured: a move cost
+/// PostgreSQL half as much again).
 ///
 /// The `UPDATE`'s row locks make a concurrent append to one of these games wait for this
 /// statement's commit, then find the version moved: it writes nothing. `pg_notify` in the same
@@ -70,11 +75,12 @@ impl PgStore {
 const APPEND: &str = "\
     WITH head AS ( \
         UPDATE games SET version = g.version, head_hash = decode(g.head_hash, 'hex'), \
-            status = g.status, projection = g.projection, players = players + g.joined, \
-            deadline_at = g.deadline_at \
-        FROM json_to_recordset($1::json) AS g (id uuid, expected bigint, version bigint, \
-            head_hash text, status text, projection json, joined integer, \
-            deadline_at timestamptz) \
+            status = g.status, projection = ($7::text[])[g.projection]::json, \
+            players = players + g.joined, deadline_at = g.deadline_at \
+        FROM unnest(ARRAY(SELECT json_array_elements($1::json))) AS input (row), \
+            json_to_record(input.row) AS g (id uuid, expected bigint, version bigint, \
+                head_hash text, status text, projection integer, joined integer, \
+                deadline_at timestamptz) \
         WHERE games.id = g.id AND games.version = g.expected AND games.status <> 'cancelled' \
         RETURNING games.id), \
     appended AS ( \
@@ -92,7 +98,8 @@ const APPEND: &str = "\
         WHERE s.game_id IN (SELECT id FROM head)), \
     expired AS ( \
         DELETE FROM move_idempotency m \
-        USING json_to_recordset($4::json) AS r (game_id uuid, seat integer, key text) \
+        USING unnest(ARRAY(SELECT json_array_elements($4::json))) AS input (row), \
+            json_to_record(input.row) AS r (game_id uuid, seat integer, key text) \
         WHERE m.game_id = r.game_id AND m.seat = r.seat AND m.key = r.key \
             AND m.created_at <= now() - make_interval(secs => $6) \
             AND r.game_id IN (SELECT id FROM head) \
@@ -105,8 +112,8 @@ const APPEND: &str = "\
         WHERE r.game_id IN (SELECT id FROM head) AND (SELECT count(*) FROM expired) >= 0), \
     kept AS ( \
         INSERT INTO snapshots (game_id, seq, state) \
-        SELECT s.game_id, s.seq, s.state \
-        FROM json_to_recordset($5::json) AS s (game_id uuid, seq bigint, state json) \
+        SELECT s.game_id, s.seq, ($7::text[])[s.state]::json \
+        FROM json_to_recordset($5::json) AS s (game_id uuid, seq bigint, state integer) \
         WHERE s.game_id IN (SELECT id FROM head)) \
     SELECT id FROM head, LATERAL (SELECT pg_notify('golf_events', id::text)) AS notified";
 
@@ -196,7 +203,10 @@ impl Backend for Postgres {
     }
 
     /// One statement (see [`APPEND`]).
-    async fn write_batch(conn: &mut PgConnection, batch: &Batch) -> Result<Vec<Uuid>, StoreError> {
+    async fn write_batch(
+        conn: &mut PgConnection,
+        batch: &Batch<'_>,
+    ) -> Result<Vec<Uuid>, StoreError> {
         Ok(sqlx::query_scalar(APPEND)
             .bind(&batch.games)
             .bind(&batch.events)
@@ -204,12 +214,13 @@ impl Backend for Postgres {
             .bind(&batch.responses)
             .bind(&batch.snapshots)
             .bind(IDEMPOTENCY_TTL.as_secs_f64())
+            .bind(&batch.documents)
             .fetch_all(conn)
             .await?)
     }
 
     /// The statement outside a transaction: one round trip and one commit for all of them.
-    async fn append_batch(pool: &PgPool, batch: &Batch) -> Result<Vec<Uuid>, StoreError> {
+    async fn append_batch(pool: &PgPool, batch: &Batch<'_>) -> Result<Vec<Uuid>, StoreError> {
         Self::write_batch(&mut *pool.acquire().await?, batch).await
     }
 

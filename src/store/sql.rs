@@ -104,13 +104,13 @@ pub trait Backend: Database<Arguments: IntoArguments<Self>> {
     /// on SQLite several, run inside the caller's write transaction.
     fn write_batch(
         conn: &mut Self::Connection,
-        batch: &Batch,
+        batch: &Batch<'_>,
     ) -> impl Future<Output = Result<Vec<Uuid>, StoreError>> + Send;
 
     /// [`Backend::write_batch`] in a write of its own: one commit for the whole batch.
     fn append_batch(
         pool: &Pool<Self>,
-        batch: &Batch,
+        batch: &Batch<'_>,
     ) -> impl Future<Output = Result<Vec<Uuid>, StoreError>> + Send;
 
     /// The versions of those of games `ids` that exist and are not cancelled, in one query

@@ -51,11 +51,13 @@ impl SqliteStore {
 /// games only (`$2`, the JSON array of their ids). Bytes arrive as hex (`unhex`), ids as
 /// hyphenated UUIDs; `->` keeps a projection, a state or an event's data as JSON text.
 const MOVE_GAMES: &str = "\
+    WITH documents AS MATERIALIZED (SELECT key + 1 AS place, value FROM json_each($2)) \
     UPDATE games SET version = g.version, head_hash = unhex(g.head_hash), status = g.status, \
-        projection = g.projection, players = players + g.joined, deadline_at = g.deadline_at \
+        projection = (SELECT value FROM documents WHERE place = g.projection), \
+        players = players + g.joined, deadline_at = g.deadline_at \
     FROM (SELECT unhex(value ->> 'id', '-') AS id, value ->> 'expected' AS expected, \
               value ->> 'version' AS version, value ->> 'head_hash' AS head_hash, \
-              value ->> 'status' AS status, value -> 'projection' AS projection, \
+              value ->> 'status' AS status, value ->> 'projection' AS projection, \
               value ->> 'joined' AS joined, value ->> 'deadline_at' AS deadline_at \
           FROM json_each($1)) AS g \
     WHERE games.id = g.id AND games.version = g.expected AND games.status <> 'cancelled' \
@@ -91,11 +93,13 @@ const INSERT_RESPONSES: &str = "\
         value ->> 'fingerprint', value ->> 'status', value -> 'body' \
     FROM json_each($1) WHERE value ->> 'game_id' IN (SELECT value FROM json_each($2))";
 
-/// See [`MOVE_GAMES`]: the snapshots (`$1` the snapshots part).
+/// See [`MOVE_GAMES`]: the snapshots (`$1` the snapshots part, `$3` the documents).
 const INSERT_SNAPSHOTS: &str = "\
+    WITH documents AS MATERIALIZED (SELECT key + 1 AS place, value FROM json_each($3)) \
     INSERT INTO snapshots (game_id, seq, state) \
-    SELECT unhex(value ->> 'game_id', '-'), value ->> 'seq', value -> 'state' \
-    FROM json_each($1) WHERE value ->> 'game_id' IN (SELECT value FROM json_each($2))";
+    SELECT unhex(s.value ->> 'game_id', '-'), s.value ->> 'seq', \
+        (SELECT d.value FROM documents AS d WHERE d.place = s.value ->> 'state') \
+    FROM json_each($1) AS s WHERE s.value ->> 'game_id' IN (SELECT value FROM json_each($2))";
 
 impl Backend for Sqlite {
     /// Seconds, as `unixepoch()` counts them.
@@ -173,10 +177,13 @@ impl Backend for Sqlite {
     /// [`MOVE_GAMES`], then the rows of the games it moved: one statement per part.
     async fn write_batch(
         conn: &mut SqliteConnection,
-        batch: &Batch,
+        batch: &Batch<'_>,
     ) -> Result<Vec<Uuid>, StoreError> {
+        // The documents as one JSON array, which SQLite reads with `json_each`.
+        let documents = format!("[{}]", batch.documents.join(","));
         let moved: Vec<Uuid> = sqlx::query_scalar(MOVE_GAMES)
             .bind(&batch.games)
+            .bind(&documents)
             .fetch_all(&mut *conn)
             .await?;
         if moved.is_empty() {
@@ -194,7 +201,6 @@ impl Backend for Sqlite {
             (INSERT_EVENTS, &batch.events),
             (INSERT_SEATS, &batch.seats),
             (INSERT_RESPONSES, &batch.responses),
-            (INSERT_SNAPSHOTS, &batch.snapshots),
         ];
         for (statement, part) in parts {
             sqlx::query(statement)
@@ -203,11 +209,17 @@ impl Backend for Sqlite {
                 .execute(&mut *conn)
                 .await?;
         }
+        sqlx::query(INSERT_SNAPSHOTS)
+            .bind(&batch.snapshots)
+            .bind(&written)
+            .bind(&documents)
+            .execute(&mut *conn)
+            .await?;
         Ok(moved)
     }
 
     /// One transaction under the write lock (see the module doc).
-    async fn append_batch(pool: &SqlitePool, batch: &Batch) -> Result<Vec<Uuid>, StoreError> {
+    async fn append_batch(pool: &SqlitePool, batch: &Batch<'_>) -> Result<Vec<Uuid>, StoreError> {
         let mut tx = Self::begin_write(pool).await?;
         let moved = Self::write_batch(&mut tx, batch).await?;
         tx.commit().await?;

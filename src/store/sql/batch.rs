@@ -4,22 +4,27 @@
 //!
 //! Each part is a JSON array of objects with named fields, bound as one text parameter: a
 //! statement reads a part by its name and its fields by theirs (PostgreSQL with
-//! `json_to_recordset`, SQLite with `json_each`), and each part is parsed once. Bytes travel as
-//! lowercase hex, ids as hyphenated UUIDs, times as the store's RFC 3339 text; the projections
-//! and snapshot states are embedded as the JSON text they are, never rebuilt on the way.
+//! `json_to_recordset`, SQLite with `json_each`). Bytes travel as lowercase hex, ids as
+//! hyphenated UUIDs, times as the store's RFC 3339 text.
+//!
+//! The projections and snapshot states, a few kilobytes each, are not in the parts: they travel
+//! apart, as the list of their JSON texts ([`Batch::documents`]), which the parts name by their
+//! place (from 1). Inside a part, PostgreSQL would parse each of them twice more than a column of
+//! its own needs (the part's cast to `json`, then `json_to_recordset`); measured, that made a
+//! move cost PostgreSQL half as much again.
 
 use serde::Serialize;
 use serde_json::Value;
-use serde_json::value::RawValue;
 use uuid::Uuid;
 
 use super::Sealed;
 use crate::store::StoreError;
 
 /// The parts of a batch of appends to distinct games, each a JSON array (see the module doc).
-pub struct Batch {
+pub struct Batch<'a> {
     /// The game rows, each moved only if at `expected` and not cancelled:
-    /// `{id, expected, version, head_hash, status, projection, joined, deadline_at}`.
+    /// `{id, expected, version, head_hash, status, projection, joined, deadline_at}`, where
+    /// `projection` is the place of the new projection in `documents`.
     pub games: String,
     /// The entries: `{game_id, seq, type, data, at, salt, hash}`.
     pub events: String,
@@ -27,8 +32,10 @@ pub struct Batch {
     pub seats: String,
     /// The moves' stored responses: `{game_id, seat, key, fingerprint, status, body}`.
     pub responses: String,
-    /// The snapshots: `{game_id, seq, state}`.
+    /// The snapshots: `{game_id, seq, state}`, `state` a place in `documents`.
     pub snapshots: String,
+    /// The JSON texts of the projections and snapshot states, in the order the parts name them.
+    pub documents: Vec<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -38,7 +45,7 @@ struct GamePart<'a> {
     version: i64,
     head_hash: String,
     status: &'a str,
-    projection: &'a RawValue,
+    projection: usize,
     joined: i32,
     deadline_at: Option<String>,
 }
@@ -76,10 +83,10 @@ struct ResponsePart<'a> {
 }
 
 #[derive(Serialize)]
-struct SnapshotPart<'a> {
+struct SnapshotPart {
     game_id: Uuid,
     seq: i64,
-    state: &'a RawValue,
+    state: usize,
 }
 
 /// The parts as rows, before they become text.
@@ -89,12 +96,13 @@ struct Parts<'a> {
     events: Vec<EventPart<'a>>,
     seats: Vec<SeatPart<'a>>,
     responses: Vec<ResponsePart<'a>>,
-    snapshots: Vec<SnapshotPart<'a>>,
+    snapshots: Vec<SnapshotPart>,
+    documents: Vec<&'a str>,
 }
 
-impl Batch {
+impl<'a> Batch<'a> {
     /// The parts of `appends`.
-    pub fn of(appends: &[Sealed<'_>]) -> Result<Batch, StoreError> {
+    pub fn of(appends: &[Sealed<'a>]) -> Result<Batch<'a>, StoreError> {
         let mut parts = Parts::default();
         for sealed in appends {
             parts.add_game(sealed);
@@ -106,6 +114,7 @@ impl Batch {
             seats: text(&parts.seats)?,
             responses: text(&parts.responses)?,
             snapshots: text(&parts.snapshots)?,
+            documents: parts.documents,
         })
     }
 }
@@ -115,13 +124,14 @@ impl<'a> Parts<'a> {
     fn add_game(&mut self, sealed: &Sealed<'a>) {
         let game_id = sealed.game_id;
         let update = sealed.update;
+        let projection = self.document(update.projection.get());
         self.games.push(GamePart {
             id: game_id,
             expected: sealed.expected_version,
             version: sealed.expected_version + sealed.entries.len() as i64,
             head_hash: hex::encode(sealed.head_hash),
             status: update.status.name(),
-            projection: &update.projection,
+            projection,
             joined: i32::from(update.new_seat.is_some()),
             // In the one text form whose order is its time order, as SQLite compares it.
             deadline_at: update.deadline_at.map(|at| at.to_string()),
@@ -159,12 +169,20 @@ impl<'a> Parts<'a> {
                 status: idem.response_status,
                 body: &idem.response_body,
             }));
-        self.snapshots
-            .extend(sealed.update.snapshots.iter().map(|snapshot| SnapshotPart {
+        for snapshot in &sealed.update.snapshots {
+            let state = self.document(snapshot.state.get());
+            self.snapshots.push(SnapshotPart {
                 game_id,
                 seq: snapshot.seq,
-                state: &snapshot.state,
-            }));
+                state,
+            });
+        }
+    }
+
+    /// Adds a JSON document; returns its place in [`Batch::documents`], from 1.
+    fn document(&mut self, json: &'a str) -> usize {
+        self.documents.push(json);
+        self.documents.len()
     }
 }
 
