@@ -1,5 +1,5 @@
 //! This instance's cache of decoded game states, keyed by game id and version: a speed-up that
-//! is never trusted.
+//! is never trusted; and how a use case gets a game, through it or from the store.
 //!
 //! A view uses a cached state only after the database said that the game is at exactly that
 //! version (see [`GameService::current`](super::GameService)); a write may start from one
@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex};
 use uuid::Uuid;
 
 use crate::engine::State;
+use crate::service::{GameService, ServiceError};
 use crate::store::GameRecord;
 
 /// A game at one version: its row (without the projection, decoded into `state`) and its state.
@@ -118,6 +119,50 @@ impl Inner {
         let (_, newest_dropped, _) = ticks.select_nth_unstable(drop - 1);
         let threshold = *newest_dropped;
         self.games.retain(|_, (used, _)| *used > threshold);
+    }
+}
+
+/// How the use cases get a game: from this instance's cache when it is current, else from the
+/// store.
+impl GameService {
+    /// Loads a game or reports `not_found`.
+    pub(super) async fn load(&self, id: Uuid) -> Result<(GameRecord, State), ServiceError> {
+        let mut record = self
+            .store
+            .load_game(id)
+            .await?
+            .ok_or(ServiceError::NotFound("There is no such game."))?;
+        let state = record.take_state()?;
+        Ok((record, state))
+    }
+
+    /// Loads a game and keeps it in this instance's cache.
+    pub(super) async fn load_cached(&self, id: Uuid) -> Result<Arc<CachedGame>, ServiceError> {
+        match self.load(id).await {
+            Ok((record, state)) => {
+                let game = Arc::new(CachedGame { record, state });
+                self.cache.put(Arc::clone(&game));
+                Ok(game)
+            }
+            Err(error) => {
+                self.cache.forget(id);
+                Err(error)
+            }
+        }
+    }
+
+    /// The game as the database has it now: a read of its version (shared with the concurrent
+    /// requests', see [`super::versions`]), then the cached state if it is at that version, else
+    /// a load.
+    pub(super) async fn current(&self, id: Uuid) -> Result<Arc<CachedGame>, ServiceError> {
+        let Some(version) = self.versions.submit(id).await? else {
+            self.cache.forget(id);
+            return Err(ServiceError::NotFound("There is no such game."));
+        };
+        match self.cache.at(id, version) {
+            Some(game) => Ok(game),
+            None => self.load_cached(id).await,
+        }
     }
 }
 

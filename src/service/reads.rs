@@ -1,14 +1,11 @@
 //! The use cases that only read: views, the lobby, pages of the log, replays, and the export of a
 //! finished game's log.
 
-use std::sync::Arc;
-
 use serde_json::Value;
 use uuid::Uuid;
 
 use crate::audit::ndjson;
 use crate::engine::{self, State, Status, View, Viewer};
-use crate::service::cache::CachedGame;
 use crate::service::credentials::{Credential, authenticate};
 use crate::service::paging::{check_limit, decode_cursor, encode_cursor};
 use crate::service::{EventsPage, GameService, LobbyPage, ParsedLater, ServiceError};
@@ -24,46 +21,6 @@ pub struct Exported {
 }
 
 impl GameService {
-    /// Loads a game or reports `not_found`.
-    pub(super) async fn load(&self, id: Uuid) -> Result<(GameRecord, State), ServiceError> {
-        let mut record = self
-            .store
-            .load_game(id)
-            .await?
-            .ok_or(ServiceError::NotFound("There is no such game."))?;
-        let state = record.take_state()?;
-        Ok((record, state))
-    }
-
-    /// Loads a game and keeps it in this instance's cache.
-    pub(super) async fn load_cached(&self, id: Uuid) -> Result<Arc<CachedGame>, ServiceError> {
-        match self.load(id).await {
-            Ok((record, state)) => {
-                let game = Arc::new(CachedGame { record, state });
-                self.cache.put(Arc::clone(&game));
-                Ok(game)
-            }
-            Err(error) => {
-                self.cache.forget(id);
-                Err(error)
-            }
-        }
-    }
-
-    /// The game as the database has it now: a read of its version (shared with the concurrent
-    /// requests', see [`super::versions`]), then the cached state if it is at that version, else
-    /// a load.
-    pub(super) async fn current(&self, id: Uuid) -> Result<Arc<CachedGame>, ServiceError> {
-        let Some(version) = self.versions.submit(id).await? else {
-            self.cache.forget(id);
-            return Err(ServiceError::NotFound("There is no such game."));
-        };
-        match self.cache.at(id, version) {
-            Some(game) => Ok(game),
-            None => self.load_cached(id).await,
-        }
-    }
-
     /// The public (spectator) view of a game. A token, if given, must still be one of this game's:
     /// a bad credential is refused, never ignored.
     pub async fn public_view(&self, id: Uuid, token: Option<&str>) -> Result<View, ServiceError> {
