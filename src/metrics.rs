@@ -98,6 +98,10 @@ impl Metrics {
                 "golf_waiting_games_expired_total",
                 "Waiting games cancelled for want of players",
             ),
+            audits_replayed: counter(
+                "golf_audits_replayed_total",
+                "Finished games' logs replayed by the audit worker",
+            ),
         }
     }
 
@@ -144,6 +148,8 @@ pub struct GameMetrics {
     pub seats_taken_by_bots: IntCounterVec,
     /// Waiting games cancelled by the sweeper.
     pub waiting_games_expired: IntCounter,
+    /// Finished games' logs replayed by the audit worker.
+    pub audits_replayed: IntCounter,
 }
 
 impl Default for Metrics {

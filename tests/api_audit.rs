@@ -49,6 +49,14 @@ async fn stored_audit(app: &TestApp, id: Uuid) -> AuditResult {
     panic!("the audit of game {id} was not stored within 10 s of its end");
 }
 
+/// How many logs the server's audit worker has replayed, from `/metrics`.
+async fn replays(app: &TestApp) -> u64 {
+    let text = app.get("/metrics").await.text().await.unwrap();
+    text.lines()
+        .find_map(|line| line.strip_prefix("golf_audits_replayed_total "))
+        .map_or(0, |count| count.trim().parse().unwrap())
+}
+
 /// Rewrites the data of one stored log entry, as a corrupted or forged database would hold it.
 async fn overwrite_entry(app: &TestApp, id: Uuid, seq: i64, data: &Value) {
     let statement = "UPDATE events SET data = $1 WHERE game_id = $2 AND seq = $3";
@@ -127,7 +135,8 @@ async fn a_finished_game_is_audited_when_it_ends_and_the_result_stands(backend: 
 
 async fn a_game_finished_without_a_stored_audit_is_checked_once_when_asked(backend: Backend) {
     // A game whose audit was never stored (finished by an earlier release) is checked when its
-    // audit is first asked for: a forged score is found at its entry, even with no hash changed.
+    // audit is first asked for, once however many ask at the same time: a forged score is found
+    // at its entry, even with no hash changed.
     let app = spawn_app(backend).await;
     let id = finished_bot_game(&app, 1).await;
     let game_id: Uuid = id.parse().unwrap();
@@ -154,12 +163,17 @@ async fn a_game_finished_without_a_stored_audit_is_checked_once_when_asked(backe
         }
     }
 
-    let (status, audit) = audit_of(&app, &id, None).await;
-    assert_eq!(status, 200);
-    assert_eq!(
-        (&audit["verified"], &audit["first_bad_seq"]),
-        (&json!(false), &json!(seq))
-    );
+    // Twenty clients ask at once: every one gets the verdict, and the log is replayed once.
+    let before = replays(&app).await;
+    let answers = futures_util::future::join_all((0..20).map(|_| audit_of(&app, &id, None))).await;
+    for (status, audit) in answers {
+        assert_eq!(status, 200);
+        assert_eq!(
+            (&audit["verified"], &audit["first_bad_seq"]),
+            (&json!(false), &json!(seq))
+        );
+    }
+    assert_eq!(replays(&app).await, before + 1, "one replay for twenty requests");
     let store = open_store(&app.database.url).await;
     let stored = store.load_game(game_id).await.unwrap().unwrap().audit;
     assert_eq!(

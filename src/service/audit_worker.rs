@@ -12,6 +12,7 @@
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
+use prometheus::IntCounter;
 use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
@@ -37,8 +38,8 @@ pub struct AuditWorker {
 
 impl AuditWorker {
     /// Starts the worker, which opens its connection with `open` when it first needs one (and
-    /// again after a failure).
-    pub fn start(open: OpenStore) -> AuditWorker {
+    /// again after a failure), and counts the logs it replays in `replayed`.
+    pub fn start(open: OpenStore, replayed: IntCounter) -> AuditWorker {
         let (jobs, queue) = mpsc::channel(BACKLOG);
         let started = std::thread::Builder::new()
             .name("golf-auditor".to_owned())
@@ -48,7 +49,7 @@ impl AuditWorker {
                     .enable_all()
                     .build()
                 {
-                    Ok(runtime) => runtime.block_on(work(open, queue)),
+                    Ok(runtime) => runtime.block_on(work(open, queue, replayed)),
                     Err(error) => tracing::warn!(%error, "the audit worker has no runtime"),
                 }
             });
@@ -79,13 +80,17 @@ impl AuditWorker {
 }
 
 /// Audits the queued games one at a time until the queue closes.
-async fn work(open: OpenStore, mut queue: mpsc::Receiver<(Uuid, Option<Reply>)>) {
+async fn work(
+    open: OpenStore,
+    mut queue: mpsc::Receiver<(Uuid, Option<Reply>)>,
+    replayed: IntCounter,
+) {
     let mut store: Option<Arc<dyn EventStore>> = None;
     while let Some((id, reply)) = queue.recv().await {
         let audited = match &store {
-            Some(store) => audit_game(store.as_ref(), id).await,
+            Some(store) => audit_game(store.as_ref(), id, &replayed).await,
             None => match open().await {
-                Ok(opened) => audit_game(store.insert(opened).as_ref(), id).await,
+                Ok(opened) => audit_game(store.insert(opened).as_ref(), id, &replayed).await,
                 Err(error) => Err(error.into()),
             },
         };
@@ -103,7 +108,11 @@ async fn work(open: OpenStore, mut queue: mpsc::Receiver<(Uuid, Option<Reply>)>)
 
 /// Checks a finished game's whole log and stores the result, unless one is stored (the first
 /// stored stands, and the same log always gives the same result). A log that fails is logged.
-async fn audit_game(store: &dyn EventStore, id: Uuid) -> Result<Option<AuditResult>, ServiceError> {
+async fn audit_game(
+    store: &dyn EventStore,
+    id: Uuid,
+    replayed: &IntCounter,
+) -> Result<Option<AuditResult>, ServiceError> {
     let Some(record) = store.load_game(id).await? else {
         return Err(ServiceError::NotFound("There is no such game."));
     };
@@ -115,6 +124,7 @@ async fn audit_game(store: &dyn EventStore, id: Uuid) -> Result<Option<AuditResu
     }
     let entries = store::load_log(store, id, record.version).await?;
     let report = audit::audit(&entries);
+    replayed.inc();
     let result = AuditResult {
         verified: report.verified,
         first_bad_seq: report.first_bad_seq,
@@ -167,7 +177,8 @@ mod tests {
         let open: OpenStore = Arc::new(|| {
             Box::pin(async { Err(StoreError::Unavailable("no database here".to_owned())) })
         });
-        let worker = AuditWorker::start(open);
+        let replayed = IntCounter::new("replayed", "logs replayed").expect("a counter");
+        let worker = AuditWorker::start(open, replayed.clone());
         worker.finished(Uuid::nil());
         for _ in 0..2 {
             let asked = worker.asked(Uuid::nil()).await;
@@ -176,5 +187,6 @@ mod tests {
                 "{asked:?}"
             );
         }
+        assert_eq!(replayed.get(), 0, "nothing was replayed");
     }
 }

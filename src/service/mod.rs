@@ -92,6 +92,10 @@ impl GameService {
         metrics: GameMetrics,
         open_audit_store: OpenStore,
     ) -> Self {
+        let audits = Arc::new(AuditWorker::start(
+            open_audit_store,
+            metrics.audits_replayed.clone(),
+        ));
         GameService {
             metrics,
             clock: Clock::system(),
@@ -99,7 +103,7 @@ impl GameService {
             cache: Arc::new(StateCache::new(DEFAULT_CACHED_GAMES)),
             versions: Arc::new(Batches::new(VersionRead(Arc::clone(&store)))),
             commits: Arc::new(Batches::new(GroupCommit(Arc::clone(&store)))),
-            audits: Arc::new(AuditWorker::start(open_audit_store)),
+            audits,
             shared_reads: Arc::default(),
             store,
         }
