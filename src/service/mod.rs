@@ -5,7 +5,8 @@
 //! - [`writes`]: create, join, move, cancel;
 //! - [`attempts`]: the write path they share: decide, append through the group commit, and the
 //!   retry that settles races in the store;
-//! - [`cache`]: this instance's decoded game states, checked against the store before use;
+//! - [`cache`]: this instance's decoded game states, checked against the store before use, and
+//!   how a use case gets a game (from them, or from the store);
 //! - [`batches`]: the one batching primitive: requests that arrive together, answered by one call;
 //! - [`commits`]: group commit of the appends of concurrent writes (a batch job);
 //! - [`versions`]: the reads of games' versions that check them, shared by concurrent views (a

@@ -3,7 +3,8 @@
 //! It owns each game's append-only, hash-chained log (`events`), the game row that caches the
 //! current version, head hash and projection (`games`), the seats and their token hashes (`seats`),
 //! and the stored responses that make moves and game creation idempotent (`move_idempotency`,
-//! `create_idempotency`). It knows nothing of the rules: events and projections are plain JSON.
+//! `create_idempotency`). It decides nothing: its [`codec`] turns the engine's types into rows
+//! and back, and the rules stay in the engine.
 //!
 //! # Layout
 //! - `mod.rs`: the [`EventStore`] trait, its data types and [`connect`].
