@@ -173,7 +173,11 @@ async fn a_game_finished_without_a_stored_audit_is_checked_once_when_asked(backe
             (&json!(false), &json!(seq))
         );
     }
-    assert_eq!(replays(&app).await, before + 1, "one replay for twenty requests");
+    assert_eq!(
+        replays(&app).await,
+        before + 1,
+        "one replay for twenty requests"
+    );
     let store = open_store(&app.database.url).await;
     let stored = store.load_game(game_id).await.unwrap().unwrap().audit;
     assert_eq!(

@@ -14,6 +14,7 @@ use golf_server::engine::Timestamp;
 use golf_server::service::Clock;
 use reqwest::Method;
 use serde_json::{Value, json};
+use sqlx::Connection;
 
 /// How often the test servers sweep: often, so that a test waits little once a deadline passed.
 const SWEEP: Duration = Duration::from_millis(25);
@@ -415,8 +416,47 @@ async fn a_waiting_game_not_full_in_time_is_cancelled(backend: Backend) {
     assert_eq!(app.get(&format!("/v1/games/{running}")).await.status(), 200);
 }
 
+async fn failing_takeovers_do_not_hold_up_the_games_due_after_them(backend: Backend) {
+    // More games than one sweep takes (100) whose takeover always fails (their stored decks are
+    // corrupt) fall due before a sound game: each pass backs the failing ones off instead of
+    // taking them first again, so the sound game's seats are taken within a few passes.
+    let clock = Clock::system();
+    let app = spawn(backend, &clock).await;
+    for _ in 0..101 {
+        start(&app, json!({"turn_timeout_s": 60}), 1).await;
+    }
+    let (sound, _, _) = start(&app, json!({"turn_timeout_s": 60}), 1).await;
+    let statement = "UPDATE games SET decks = '\"corrupt\"' WHERE id <> $1";
+    let sound_id: uuid::Uuid = sound.parse().unwrap();
+    let corrupted = match app.database.backend {
+        Backend::Postgres => {
+            let mut conn = sqlx::PgConnection::connect(&app.database.url)
+                .await
+                .unwrap();
+            let query = sqlx::query(statement).bind(sound_id);
+            query.execute(&mut conn).await.unwrap().rows_affected()
+        }
+        Backend::Sqlite => {
+            let mut conn = sqlx::SqliteConnection::connect(&app.database.url)
+                .await
+                .unwrap();
+            let query = sqlx::query(statement).bind(sound_id);
+            query.execute(&mut conn).await.unwrap().rows_affected()
+        }
+    };
+    assert_eq!(corrupted, 101);
+
+    clock.advance(Duration::from_secs(61));
+    let view = view_once(&app, &sound, |view| {
+        bot_of(view, 0) == "greedy" && bot_of(view, 1) == "greedy"
+    })
+    .await;
+    assert_eq!(takeovers(&app, &sound).await.len(), 2, "{view}");
+}
+
 on_both_backends!(
     a_seat_that_runs_out_of_time_is_played_by_the_greedy_bot,
     a_player_who_leaves_hands_the_seat_to_the_bot,
     a_waiting_game_not_full_in_time_is_cancelled,
+    failing_takeovers_do_not_hold_up_the_games_due_after_them,
 );

@@ -55,6 +55,7 @@ use batches::Batches;
 use cache::StateCache;
 use commits::GroupCommit;
 use live::SharedReads;
+use timeouts::Backoff;
 use versions::VersionRead;
 
 pub use audit_status::Audit;
@@ -81,6 +82,7 @@ pub struct GameService {
     commits: Arc<Batches<GroupCommit>>,
     audits: Arc<AuditWorker>,
     shared_reads: Arc<SharedReads>,
+    backoff: Arc<Backoff>,
 }
 
 impl GameService {
@@ -106,6 +108,7 @@ impl GameService {
             commits: Arc::new(Batches::new(GroupCommit(Arc::clone(&store)))),
             audits,
             shared_reads: Arc::default(),
+            backoff: Arc::default(),
             store,
         }
     }

@@ -8,6 +8,8 @@
 //! taken twice. The deadlines are stored with each game (`deadline_at`), so a timeout that an
 //! instance did not get to before it died is found by the next sweep of any instance.
 
+use std::collections::HashMap;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use uuid::Uuid;
@@ -79,8 +81,11 @@ impl GameService {
         let mut swept = Swept::default();
         for id in self.store.overdue_games(now, SWEEP_BATCH).await? {
             match self.take_overdue_seats(id).await {
-                Ok(taken) => swept.seats_taken += taken,
-                Err(error) => tracing::warn!(game = %id, %error, "could not take overdue seats"),
+                Ok(taken) => {
+                    self.backoff.succeeded(id);
+                    swept.seats_taken += taken;
+                }
+                Err(error) => self.back_off(id, now, &error).await,
             }
         }
         let expiry = i64::try_from(waiting_expiry.as_micros()).unwrap_or(i64::MAX);
@@ -103,6 +108,63 @@ impl GameService {
             }
         }
         Ok(swept)
+    }
+}
+
+impl GameService {
+    /// Moves the deadline of a game whose takeover failed past the next passes (see [`Backoff`]),
+    /// so that the games due after it get their turn.
+    async fn back_off(&self, id: Uuid, now: Timestamp, error: &ServiceError) {
+        let wait = self.backoff.failed(id);
+        tracing::warn!(game = %id, %error, ?wait, "could not take overdue seats: tried again later");
+        let micros = i64::try_from(wait.as_micros()).unwrap_or(i64::MAX);
+        let until = Timestamp(now.0.saturating_add(micros));
+        if let Err(error) = self.store.postpone_deadline(id, now, until).await {
+            tracing::warn!(game = %id, %error, "could not postpone a failing game's deadline");
+        }
+    }
+}
+
+/// The waits of games whose takeover keeps failing: the first [`BACKOFF_FIRST`], doubled at each
+/// failure in a row, at most [`BACKOFF_MAX`]. Only a hint kept by this instance: another instance
+/// starts from the first wait, and the database decides what is due.
+#[derive(Default)]
+pub struct Backoff {
+    failures: Mutex<HashMap<Uuid, u32>>,
+}
+
+/// The wait after a game's first failed takeover.
+const BACKOFF_FIRST: Duration = Duration::from_secs(10);
+/// The longest wait.
+const BACKOFF_MAX: Duration = Duration::from_secs(3600);
+/// Games whose failures one instance counts at most; a game past them waits the first wait.
+const BACKOFF_GAMES: usize = 10_000;
+
+impl Backoff {
+    /// The wait after one more failure of game `id`.
+    fn failed(&self, id: Uuid) -> Duration {
+        let mut failures = self.lock();
+        let count = if failures.len() < BACKOFF_GAMES || failures.contains_key(&id) {
+            let count = failures.entry(id).or_default();
+            *count = count.saturating_add(1);
+            *count
+        } else {
+            1
+        };
+        BACKOFF_FIRST
+            .saturating_mul(1 << (count - 1).min(16))
+            .min(BACKOFF_MAX)
+    }
+
+    /// Game `id`'s takeover went through (or found nothing due): its next failure starts over.
+    fn succeeded(&self, id: Uuid) {
+        self.lock().remove(&id);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, u32>> {
+        self.failures
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 

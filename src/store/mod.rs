@@ -359,6 +359,16 @@ pub trait EventStore: Send + Sync {
     /// earliest deadline first: the turn timeouts due.
     async fn overdue_games(&self, now: Timestamp, limit: i64) -> Result<Vec<Uuid>, StoreError>;
 
+    /// Moves the deadline of game `id` to `until`, if it is still due at `now` (an append since
+    /// set a deadline of its own, which stands): the sweeper backs off a game whose takeover
+    /// failed, so that it does not take a place among the earliest deadlines at every pass.
+    async fn postpone_deadline(
+        &self,
+        id: Uuid,
+        now: Timestamp,
+        until: Timestamp,
+    ) -> Result<(), StoreError>;
+
     /// Up to `limit` waiting games (private ones included) created at or before `created_before`,
     /// oldest first: those to cancel for want of players.
     async fn expired_waiting_games(

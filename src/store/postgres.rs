@@ -181,6 +181,9 @@ impl Backend for Postgres {
         overdue_games: "\
             SELECT id FROM games WHERE deadline_at IS NOT NULL AND deadline_at <= $1::timestamptz \
             ORDER BY deadline_at LIMIT $2",
+        postpone_deadline: "\
+            UPDATE games SET deadline_at = $2::timestamptz \
+            WHERE id = $1 AND deadline_at <= $3::timestamptz",
         expired_waiting_games: "\
             SELECT id FROM games WHERE status = 'waiting' AND created_at <= $1::timestamptz \
             ORDER BY created_at LIMIT $2",

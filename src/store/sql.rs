@@ -65,6 +65,8 @@ pub struct Statements {
     /// Up to `$2` ids of games whose deadline is at or before `$1` (RFC 3339 text), earliest
     /// first.
     pub overdue_games: &'static str,
+    /// Moves the deadline of game `$1` to `$2` if it is still at or before `$3` (RFC 3339 text).
+    pub postpone_deadline: &'static str,
     /// Up to `$2` ids of waiting games created at or before `$1` (RFC 3339 text), oldest first.
     pub expired_waiting_games: &'static str,
     /// Cancels game `$1` if it is waiting (one row affected); where the backend announces
@@ -466,6 +468,21 @@ where
             .bind(limit)
             .fetch_all(&self.pool)
             .await?)
+    }
+
+    async fn postpone_deadline(
+        &self,
+        id: Uuid,
+        now: Timestamp,
+        until: Timestamp,
+    ) -> Result<(), StoreError> {
+        sqlx::query(DB::STATEMENTS.postpone_deadline)
+            .bind(id)
+            .bind(until.to_string())
+            .bind(now.to_string())
+            .execute(&self.pool)
+            .await?;
+        Ok(())
     }
 
     async fn expired_waiting_games(

@@ -155,6 +155,8 @@ impl Backend for Sqlite {
         overdue_games: "\
             SELECT id FROM games WHERE deadline_at IS NOT NULL AND deadline_at <= $1 \
             ORDER BY deadline_at LIMIT $2",
+        postpone_deadline: "\
+            UPDATE games SET deadline_at = $2 WHERE id = $1 AND deadline_at <= $3",
         expired_waiting_games: "\
             SELECT id FROM games WHERE status = 'waiting' AND created_at <= $1 \
             ORDER BY created_at LIMIT $2",

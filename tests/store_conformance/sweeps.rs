@@ -66,6 +66,23 @@ pub async fn overdue_games_are_those_whose_stored_deadline_has_passed(backend: B
         .await
         .expect("query");
     assert_eq!(due, vec![games[2], games[0]]);
+
+    // The sweeper backs a failing game off: its deadline moves past the others' while it is still
+    // due; a game that is no longer due keeps the deadline its last append set.
+    let now = at("2026-05-02T00:00:00Z");
+    store
+        .postpone_deadline(games[2], now, at("2026-05-02T00:00:10Z"))
+        .await
+        .expect("postpone");
+    store
+        .postpone_deadline(games[1], now, at("2026-05-02T00:00:05Z"))
+        .await
+        .expect("a game with no deadline is left alone");
+    let due = store.overdue_games(now, 10).await.expect("query");
+    assert_eq!(due, vec![games[0]], "the postponed game is not due yet");
+    let later = at("2026-05-02T00:00:20Z");
+    let due = store.overdue_games(later, 10).await.expect("query");
+    assert_eq!(due, vec![games[0], games[2]]);
 }
 
 pub async fn expired_waiting_games_are_the_waiting_games_created_before_a_time(backend: Backend) {
