@@ -148,12 +148,22 @@ async fn a_database_outage_is_503_at_once_and_the_service_recovers_by_itself() {
         },
     )
     .await;
-    assert_eq!(
-        record.lock().unwrap().acked.len(),
-        acked_before,
-        "no move is acknowledged while the database is away"
+    // A move whose commit came before the stop may be answered after it, on a loaded machine;
+    // no request sent once the database was away is answered with a success.
+    let succeeded_while_away: Vec<_> = record
+        .lock()
+        .unwrap()
+        .answers
+        .iter()
+        .filter(|answer| answer.sent >= down && answer.status.is_some_and(|status| status < 300))
+        .cloned()
+        .collect();
+    assert!(
+        succeeded_while_away.is_empty(),
+        "no request succeeds while the database is away: {succeeded_while_away:?}"
     );
 
+    let acked_at_restart = record.lock().unwrap().acked.len();
     let starting = Instant::now();
     let starter = Arc::clone(&cluster);
     tokio::task::spawn_blocking(move || starter.start_again())
@@ -164,7 +174,7 @@ async fn a_database_outage_is_503_at_once_and_the_service_recovers_by_itself() {
     let first_move_after = wait_until(
         "a move acknowledged once the database is back",
         PROMPT,
-        || record.lock().unwrap().acked.len() > acked_before,
+        || record.lock().unwrap().acked.len() > acked_at_restart,
     )
     .await;
     let finishing = async {
