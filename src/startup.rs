@@ -44,6 +44,17 @@ impl Application {
         let store = store::connect(&config.database_url, &config.pool_options())
             .await
             .context("cannot open the database named by DATABASE_URL")?;
+        Self::build_over(config, clock, store)
+    }
+
+    /// As [`Application::build_with_clock`], over `store` rather than one it connects: a test
+    /// can stand a store of its own (one that fails on demand) between the service and the
+    /// database. The audit worker still opens its own connection to `config.database_url`.
+    pub fn build_over(
+        config: &Config,
+        clock: Clock,
+        store: Arc<dyn EventStore>,
+    ) -> anyhow::Result<Self> {
         let listener = TcpListener::bind(config.bind)
             .with_context(|| format!("cannot listen on GOLF_BIND={}", config.bind))?;
         let address = listener.local_addr()?;

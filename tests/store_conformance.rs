@@ -14,6 +14,8 @@ mod fixtures;
 mod idempotency;
 #[path = "store_conformance/known_head.rs"]
 mod known_head;
+#[path = "store_conformance/lock_waits.rs"]
+mod lock_waits;
 #[path = "store_conformance/random_games.rs"]
 mod random_games;
 #[path = "store_conformance/single_backend.rs"]

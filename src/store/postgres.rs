@@ -1,8 +1,9 @@
 //! The PostgreSQL backend: how it connects, starts a write, and its [`Statements`].
 //!
-//! An append is one statement ([`APPEND`]) whose `UPDATE ... WHERE version = $expected` of the
-//! game row comes first: appends to one game queue behind its row lock and the loser of a race
-//! finds the version moved (`Conflict`); appends to different games never wait for each other.
+//! An append is one statement ([`APPEND`]) that first locks the game rows, in id order, then
+//! moves them (`UPDATE ... WHERE version = $expected`): appends to one game queue behind its row
+//! lock and the loser of a race finds the version moved (`Conflict`); appends to different games
+//! never wait for each other.
 //! Every statement on game data names its `game_id`, so the schema can be distributed by it
 //! (docs/SCALING.md).
 
@@ -69,11 +70,20 @@ impl PgStore {
 /// whole `games` table, dead row versions included, for every batch (measured: a move cost
 /// PostgreSQL half as much again).
 ///
-/// The `UPDATE`'s row locks make a concurrent append to one of these games wait for this
-/// statement's commit, then find the version moved: it writes nothing. `pg_notify` in the same
+/// The row locks make a concurrent append to one of these games wait for this statement's
+/// commit, then find the version moved: it writes nothing. They are taken first, in game id order
+/// (`locked`, which `head` waits for: its count is a condition evaluated once, before any row),
+/// and in the mode the `UPDATE` takes, so that it need not take them again: in the order of the
+/// `UPDATE`'s plan (the input's, or the table's with a hash join), two batches of the same games
+/// could each hold one the other waits for, a deadlock. Measured on a batch of 64 games, the
+/// locks cost the statement about a tenth more time (0.2 ms), and no round trip. `pg_notify` in the same
 /// statement costs no round trip; the notifications leave on commit.
 const APPEND: &str = "\
-    WITH head AS ( \
+    WITH locked AS MATERIALIZED ( \
+        SELECT id FROM games \
+        WHERE id = ANY(ARRAY(SELECT (json_array_elements($1::json) ->> 'id')::uuid)) \
+        ORDER BY id FOR NO KEY UPDATE), \
+    head AS ( \
         UPDATE games SET version = g.version, head_hash = decode(g.head_hash, 'hex'), \
             status = g.status, projection = ($7::text[])[g.projection]::json, \
             players = players + g.joined, deadline_at = g.deadline_at \
@@ -82,6 +92,7 @@ const APPEND: &str = "\
                 head_hash text, status text, projection integer, joined integer, \
                 deadline_at timestamptz) \
         WHERE games.id = g.id AND games.version = g.expected AND games.status <> 'cancelled' \
+            AND (SELECT count(*) FROM locked) >= 0 \
         RETURNING games.id), \
     appended AS ( \
         INSERT INTO events (game_id, seq, type, data, at, salt, hash) \

@@ -159,25 +159,33 @@ impl<DB: Backend> SqlStore<DB> {
         }
     }
 
-    /// Writes `appends` in one batch, answering for each whether it was written; when one
-    /// append's taken seat or recorded key fails the batch, writes each on its own, so that it
-    /// fails alone.
+    /// Writes `appends` in one batch, answering for each whether it was written. When the batch
+    /// fails, whatever the reason (one append's taken seat or recorded key, a lock timeout or a
+    /// lost connection on one game's row), writes each on its own, so that only the failing
+    /// game's append fails.
     async fn write_each(&self, appends: &[Sealed<'_>]) -> Vec<Result<bool, StoreError>> {
         match Self::write(&self.pool, appends).await {
             Ok(written) => written.into_iter().map(Ok).collect(),
-            Err(StoreError::Conflict) if appends.len() > 1 => {
-                let mut written = Vec::with_capacity(appends.len());
-                for one in appends {
-                    written.push(
-                        Self::write(&self.pool, std::slice::from_ref(one))
-                            .await
-                            .map(|moved| moved == [true]),
-                    );
-                }
-                written
-            }
+            Err(_) if appends.len() > 1 => self.write_alone(appends).await,
             Err(error) => vec![Err(error); appends.len()],
         }
+    }
+
+    /// Writes each of `appends` in a commit of its own, answering for each whether it was
+    /// written. Once one fails with `Unavailable`, the database is what fails, not a game: the
+    /// rest fail with it untried, or an outage would take one timeout per append to answer.
+    async fn write_alone(&self, appends: &[Sealed<'_>]) -> Vec<Result<bool, StoreError>> {
+        let mut written = Vec::with_capacity(appends.len());
+        for one in appends {
+            let alone = match written.last() {
+                Some(Err(unavailable @ StoreError::Unavailable(_))) => Err(unavailable.clone()),
+                _ => Self::write(&self.pool, std::slice::from_ref(one))
+                    .await
+                    .map(|moved| moved == [true]),
+            };
+            written.push(alone);
+        }
+        written
     }
 
     /// Writes `appends` in one commit; answers for each whether its game moved.

@@ -320,6 +320,19 @@ pub async fn spawn_app_with(
     let app = Application::build_with_clock(&config, clock)
         .await
         .expect("the server starts");
+    running(app, database)
+}
+
+/// Starts the real server on 127.0.0.1:0 over `store`, which the test stands between the service
+/// and `database`, with the settings of [`test_config`].
+pub fn spawn_app_over(database: TestDatabase, store: Arc<dyn EventStore>) -> TestApp {
+    let app = Application::build_over(&test_config(&database), Clock::system(), store)
+        .expect("the server starts");
+    running(app, database)
+}
+
+/// Runs `app` on a task of its own, with a client for it.
+fn running(app: Application, database: TestDatabase) -> TestApp {
     let address = format!("http://{}", app.address());
     tokio::spawn(app.run_until_stopped());
     TestApp {
