@@ -378,7 +378,7 @@ async fn stale_expected_version_conflicts(backend: Backend) {
     assert!(loaded.seat_tokens.is_empty());
     assert_eq!(
         store
-            .find_move_response(game.id, 0, "k")
+            .find_game_response(game.id, 0, "k")
             .await
             .expect("find"),
         None

@@ -15,7 +15,7 @@ use crate::service::{
     VersionPrecondition,
 };
 use crate::store::codec::{self, to_json};
-use crate::store::{CreateIdempotency, MoveIdempotency, NewEvent, NewGame, NewSeat, StoreError};
+use crate::store::{CreateIdempotency, GameIdempotency, NewEvent, NewGame, NewSeat, StoreError};
 
 /// A new game as the client asks for it, before validation.
 #[derive(Debug, Clone)]
@@ -198,7 +198,7 @@ impl GameService {
             if let Some(key) = &idempotency
                 && let Some(stored) = self
                     .store
-                    .find_move_response(id, i32::from(seat), &key.storage_key())
+                    .find_game_response(id, i32::from(seat), &key.storage_key())
                     .await?
             {
                 return Ok(Attempt::Done(Answer::Replayed(key.replay(stored)?)));
@@ -210,7 +210,7 @@ impl GameService {
             let at = self.now();
             let advanced = advance(&mut state, record, &Command::Play { seat, mv }, at)?;
             let view = engine::view(&state, Viewer::Seat(seat));
-            let stored = idempotency.as_ref().map(|key| MoveIdempotency {
+            let stored = idempotency.as_ref().map(|key| GameIdempotency {
                 seat: i32::from(seat),
                 key: key.storage_key(),
                 fingerprint: key.fingerprint().to_owned(),

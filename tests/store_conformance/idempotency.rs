@@ -27,7 +27,7 @@ pub async fn move_idempotency_found_then_expires(backend: Backend) {
     .await
     .expect("append");
     let found = store
-        .find_move_response(game.id, 0, "key-1")
+        .find_game_response(game.id, 0, "key-1")
         .await
         .expect("find");
     let found = found.expect("stored response");
@@ -35,14 +35,14 @@ pub async fn move_idempotency_found_then_expires(backend: Backend) {
     assert_eq!(found.body, json!({"version": 2, "fingerprint": "fp-a"}));
     assert_eq!(
         store
-            .find_move_response(game.id, 1, "key-1")
+            .find_game_response(game.id, 1, "key-1")
             .await
             .expect("find"),
         None
     );
     assert_eq!(
         store
-            .find_move_response(game.id, 0, "key-2")
+            .find_game_response(game.id, 0, "key-2")
             .await
             .expect("find"),
         None
@@ -67,7 +67,7 @@ pub async fn move_idempotency_found_then_expires(backend: Backend) {
     db.age_idempotency_records().await;
     assert_eq!(
         store
-            .find_move_response(game.id, 0, "key-1")
+            .find_game_response(game.id, 0, "key-1")
             .await
             .expect("find"),
         None
@@ -83,7 +83,7 @@ pub async fn move_idempotency_found_then_expires(backend: Backend) {
     .await
     .expect("an expired key is replaced");
     let replaced = store
-        .find_move_response(game.id, 0, "key-1")
+        .find_game_response(game.id, 0, "key-1")
         .await
         .expect("find");
     assert_eq!(replaced.expect("stored").fingerprint, "fp-b");
@@ -93,7 +93,7 @@ pub async fn move_idempotency_found_then_expires(backend: Backend) {
     assert_eq!(store.purge_expired_idempotency().await.expect("purge"), 1);
     assert_eq!(
         store
-            .find_move_response(game.id, 0, "key-1")
+            .find_game_response(game.id, 0, "key-1")
             .await
             .expect("find"),
         None
