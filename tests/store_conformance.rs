@@ -37,8 +37,8 @@ use uuid::Uuid;
 
 use fixtures::*;
 use idempotency::{
-    a_purge_deletes_a_backlog_of_many_batches, create_idempotency_and_key_conflicts,
-    move_idempotency_found_then_expires,
+    a_join_key_seats_once_in_its_game_and_is_purged, a_purge_deletes_a_backlog_of_many_batches,
+    create_idempotency_and_key_conflicts, move_idempotency_found_then_expires,
 };
 use known_head::{
     a_batch_of_appends_fails_only_its_stale_members,
@@ -125,6 +125,7 @@ on_both_backends!(
     an_append_after_a_known_head_is_written_only_at_that_version,
     a_batch_of_appends_fails_only_its_stale_members,
     move_idempotency_found_then_expires,
+    a_join_key_seats_once_in_its_game_and_is_purged,
     create_idempotency_and_key_conflicts,
     a_purge_deletes_a_backlog_of_many_batches,
     lobby_lists_public_waiting_games_newest_first,
@@ -380,7 +381,7 @@ async fn stale_expected_version_conflicts(backend: Backend) {
     assert!(loaded.seat_tokens.is_empty());
     assert_eq!(
         store
-            .find_move_response(game.id, 0, "k")
+            .find_game_response(game.id, 0, "k")
             .await
             .expect("find"),
         None

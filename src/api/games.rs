@@ -8,8 +8,8 @@ use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use crate::api::http::{
-    Privacy, answer_response, bearer, idempotency_key, parse_body, read_body, view_response,
-    with_location,
+    Privacy, answer_response, bearer, client_scope, idempotency_key, parse_body, read_body,
+    view_response, with_location,
 };
 use crate::api::limits::Admitted;
 use crate::api::problem::{ApiError, Problem};
@@ -68,7 +68,7 @@ pub struct LobbyQuery {
         ("two players" = (value = json!({"seats": 2, "holes": 9}))),
         ("house rules" = (value = json!({"seats": 4, "holes": 3, "rules": {"flip_after_discard": "optional", "final_turns": true}, "private": true}))),
     )),
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retried creation return the first answer (with its host token): 22 to 255 visible ASCII characters, and random (a UUID), since anyone presenting it gets that answer", min_length = 22, max_length = 255, pattern = "^[!-~]+$")),
+    params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retried creation return the first answer (with its host token): 22 to 255 visible ASCII characters, and random (a UUID). Scoped to the client's address: the same key from another address creates a game of its own", min_length = 22, max_length = 255, pattern = "^[!-~]+$")),
     responses(
         docs::GameCreated,
         docs::BodyProblems,
@@ -87,7 +87,10 @@ pub async fn create_game(
 ) -> Result<HttpResponse, ApiError> {
     let body = read_body(body)?;
     let parsed: CreateGameBody = parse_body(&body)?;
-    let key = idempotency_key(&request, &body, IdempotencyKey::for_creation)?;
+    let client = client_scope(&request);
+    let key = idempotency_key(&request, &body, |key, body| {
+        IdempotencyKey::for_creation(key, body, &client)
+    })?;
     let answer = state
         .service
         .create(
@@ -106,7 +109,7 @@ pub async fn create_game(
         Answer::Replayed(stored) => stored.body["id"].as_str().unwrap_or_default().to_owned(),
     };
     let response = answer_response(&answer, |created: &CreatedGame| {
-        (StatusCode::CREATED, created.view.version)
+        (StatusCode::CREATED, Some(created.view.version))
     });
     Ok(with_location(response, &format!("/v1/games/{id}")))
 }

@@ -1,13 +1,14 @@
-//! HTTP details the handlers share: bodies, bearer tokens, `Idempotency-Key`, `If-Match`,
-//! `ETag` and `If-None-Match`, and the caching headers of private answers.
+//! HTTP details the handlers share: bodies, bearer tokens, `Idempotency-Key` and the client it is
+//! scoped to, `If-Match`, `ETag` and `If-None-Match`, and the caching headers of private answers.
 
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
-use actix_web::web::Bytes;
+use actix_web::web::{Bytes, Data};
 use actix_web::{HttpRequest, HttpResponse, HttpResponseBuilder};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::api::limits::Limits;
 use crate::api::problem::ApiError;
 use crate::engine::View;
 use crate::service::{Answer, IdempotencyKey, ServiceError, VersionPrecondition};
@@ -69,19 +70,21 @@ pub fn view_response(request: &HttpRequest, view: &View, privacy: Privacy) -> Ht
     }
 }
 
-/// The answer of a write, private to its caller, with the `ETag` of the version it shows: `fresh`
-/// gives the status and version of one just computed; a replayed answer is sent as it was
-/// stored, its version read from its body.
+/// The answer of a write, private to its caller, with the `ETag` of the version it shows, if it
+/// shows one: `fresh` gives the status and version of one just computed; a replayed answer is
+/// sent as it was stored, its version read from its body.
 pub fn answer_response<T: Serialize>(
     answer: &Answer<T>,
-    fresh: impl Fn(&T) -> (StatusCode, u64),
+    fresh: impl Fn(&T) -> (StatusCode, Option<u64>),
 ) -> HttpResponse {
     match answer {
         Answer::Fresh(value) => {
             let (status, version) = fresh(value);
-            private(HttpResponse::build(status))
-                .insert_header((header::ETAG, etag(version)))
-                .json(value)
+            let mut builder = private(HttpResponse::build(status));
+            if let Some(version) = version {
+                builder.insert_header((header::ETAG, etag(version)));
+            }
+            builder.json(value)
         }
         Answer::Replayed(StoredResponse { status, body, .. }) => {
             let status = StatusCode::from_u16(*status).unwrap_or(StatusCode::OK);
@@ -176,12 +179,25 @@ fn header_text(
 /// The request's `Idempotency-Key`, checked by `check` against the body it came with.
 pub fn idempotency_key(
     request: &HttpRequest,
-    body: &Bytes,
-    check: fn(&str, &[u8]) -> Result<IdempotencyKey, ServiceError>,
+    body: &[u8],
+    check: impl Fn(&str, &[u8]) -> Result<IdempotencyKey, ServiceError>,
 ) -> Result<Option<IdempotencyKey>, ApiError> {
     header_text(request, header::HeaderName::from_static("idempotency-key"))?
         .map(|key| check(&key, body).map_err(ApiError::from))
         .transpose()
+}
+
+/// Who sends `request`, as the scope of its creation and join `Idempotency-Key`s: the client the
+/// rate limiter counts ([`Limits::client_of`]: the peer, or the client a trusted proxy forwards
+/// for), or the peer where no limits are set; empty when the peer is not known (no socket).
+pub fn client_scope(request: &HttpRequest) -> String {
+    let client = match request.app_data::<Data<Limits>>() {
+        Some(limits) => limits.client_of(request).map(|client| client.to_string()),
+        None => request
+            .peer_addr()
+            .map(|peer| peer.ip().to_canonical().to_string()),
+    };
+    client.unwrap_or_default()
 }
 
 /// The request's `If-Match`. It compares strongly (RFC 9110): a weak tag never matches. A bare

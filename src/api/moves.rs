@@ -61,6 +61,6 @@ pub async fn make_move(
     };
     let answer = state.service.play(*id, token.as_deref(), command).await?;
     Ok(answer_response(&answer, |view: &View| {
-        (StatusCode::OK, view.version)
+        (StatusCode::OK, Some(view.version))
     }))
 }

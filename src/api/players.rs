@@ -1,17 +1,20 @@
 //! The players of a game: taking a seat.
 
+use actix_web::http::StatusCode;
 use actix_web::web::{Bytes, Data, Path};
 use actix_web::{HttpRequest, HttpResponse, post};
 use serde::Deserialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::api::http::{bearer, parse_body, private, read_body};
+use crate::api::http::{
+    answer_response, bearer, client_scope, idempotency_key, parse_body, read_body,
+};
 use crate::api::limits::Admitted;
 use crate::api::problem::{ApiError, Problem};
 use crate::api::{AppState, docs};
 use crate::engine::BotKind;
-use crate::service::{JoinRequest, ParsedLater};
+use crate::service::{IdempotencyKey, JoinRequest, Joined, ParsedLater};
 
 /// `POST /v1/games/{id}/players`: take a seat.
 #[derive(Debug, Clone, Deserialize, ToSchema)]
@@ -31,7 +34,10 @@ pub struct JoinBody {
 /// Take a seat: a person gets a secret seat token; the host may seat a bot instead.
 #[utoipa::path(
     tag = "games",
-    params(("id" = Uuid, Path, description = "The game")),
+    params(
+        ("id" = Uuid, Path, description = "The game"),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retried join return the first answer (the same seat and token) and seat nobody twice: 22 to 255 visible ASCII characters, and random (a UUID). Scoped to the game and the client's address: the same key from another address takes a seat of its own", min_length = 22, max_length = 255, pattern = "^[!-~]+$"),
+    ),
     request_body(content = JoinBody, examples(
         ("person" = (value = json!({"name": "Ada", "client_seed": "a1b2c3"}))),
         ("bot (host token)" = (value = json!({"name": "Robo", "bot": "greedy"}))),
@@ -43,7 +49,7 @@ pub struct JoinBody {
         docs::Unauthorized,
         docs::NoSuchGame,
         (status = 409, description = "game_full, write_conflict, database_busy", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "invalid_name, invalid_client_seed", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "invalid_name, invalid_client_seed, idempotency_key_reused", body = Problem, content_type = "application/problem+json"),
         docs::RateLimited,
         docs::DatabaseFailures,
     )
@@ -58,14 +64,23 @@ pub async fn join_game(
 ) -> Result<HttpResponse, ApiError> {
     let body = read_body(body)?;
     let token = bearer(&request);
-    let parsed = match parse_body::<JoinBody>(&body) {
-        Ok(join) => ParsedLater::parsed(JoinRequest {
+    let client = client_scope(&request);
+    let parsed = parse_body::<JoinBody>(&body).and_then(|join| {
+        Ok(JoinRequest {
             name: join.name,
             client_seed: join.client_seed,
             bot: join.bot,
-        }),
+            idempotency: idempotency_key(&request, &body, |key, body| {
+                IdempotencyKey::for_join(key, body, &client)
+            })?,
+        })
+    });
+    let parsed = match parsed {
+        Ok(join) => ParsedLater::parsed(join),
         Err(error) => ParsedLater::malformed(error.detail()),
     };
-    let joined = state.service.join(*id, token.as_deref(), parsed).await?;
-    Ok(private(HttpResponse::Created()).json(joined))
+    let answer = state.service.join(*id, token.as_deref(), parsed).await?;
+    Ok(answer_response(&answer, |_: &Joined| {
+        (StatusCode::CREATED, None)
+    }))
 }

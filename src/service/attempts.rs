@@ -13,7 +13,7 @@ use crate::service::cache::CachedGame;
 use crate::service::credentials::{Credential, authenticate, random_bytes};
 use crate::service::{GameService, ServiceError};
 use crate::store::{
-    Append, Entry, GameRecord, GameUpdate, MoveIdempotency, NewSeat, Snapshot, StoreError,
+    Append, Entry, GameIdempotency, GameRecord, GameUpdate, NewSeat, Snapshot, StoreError,
 };
 
 /// How many times a write is attempted before a lost race is reported (409 `write_conflict`).
@@ -32,7 +32,7 @@ pub(super) struct Write<T> {
     events: Vec<Event>,
     at: Timestamp,
     update: GameUpdate,
-    idempotency: Option<MoveIdempotency>,
+    idempotency: Option<GameIdempotency>,
     /// The game's state after the events, kept in the cache once they are stored.
     after: State,
     answer: T,
@@ -61,7 +61,7 @@ impl<T> Attempt<T> {
     }
 
     /// This write, which also stores its answer for retries of the same request.
-    pub(super) fn storing(mut self, response: Option<MoveIdempotency>) -> Self {
+    pub(super) fn storing(mut self, response: Option<GameIdempotency>) -> Self {
         if let Attempt::Write(write) = &mut self {
             write.idempotency = response;
         }

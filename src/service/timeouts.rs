@@ -17,7 +17,7 @@ use uuid::Uuid;
 use crate::engine::{self, Command, State, Timestamp, View, Viewer};
 use crate::service::attempts::{Advanced, Attempt, advance};
 use crate::service::credentials::Credential;
-use crate::service::{GameService, ServiceError};
+use crate::service::{Answer, GameService, IdempotencyKey, ParsedLater, ServiceError};
 use crate::store::{GameRecord, StoreError};
 
 /// Games one sweep handles of each kind, at most: the next sweep takes the rest.
@@ -35,18 +35,30 @@ pub struct Swept {
 impl GameService {
     /// The player of `token`'s seat leaves a running game: the greedy bot takes the seat
     /// (`bot_took_seat`, reason `left`) and plays every turn it owes at once. Answers the
-    /// seat's view, which the token still reads.
-    pub async fn leave(&self, id: Uuid, token: Option<&str>) -> Result<View, ServiceError> {
+    /// seat's view, which the token still reads. A retried request with the same idempotency
+    /// key gets the stored answer.
+    pub async fn leave(
+        &self,
+        id: Uuid,
+        token: Option<&str>,
+        idempotency: ParsedLater<Option<IdempotencyKey>>,
+    ) -> Result<Answer<View>, ServiceError> {
         self.write(id, token, async |record, mut state, credential| {
             let Credential::Seat(seat) = credential else {
                 return Err(ServiceError::Unauthorized(
                     "Leaving needs the seat's token: Authorization: Bearer <token>.",
                 ));
             };
+            let idempotency = idempotency.open()?;
+            let key = idempotency.as_ref();
+            if let Some(stored) = self.stored_answer(id, i32::from(seat), key).await? {
+                return Ok(Attempt::Done(Answer::Replayed(stored)));
+            }
             let at = self.now();
             let advanced = advance(&mut state, record, &Command::Leave { seat }, at)?;
             let view = engine::view(&state, Viewer::Seat(seat));
-            Ok(Attempt::write(state, advanced, at, view))
+            let stored = key.map(|key| key.record(i32::from(seat), 200, &view));
+            Ok(Attempt::write(state, advanced, at, Answer::Fresh(view)).storing(stored))
         })
         .await
     }

@@ -15,7 +15,7 @@ use crate::service::{
     VersionPrecondition,
 };
 use crate::store::codec::{self, to_json};
-use crate::store::{CreateIdempotency, MoveIdempotency, NewEvent, NewGame, NewSeat, StoreError};
+use crate::store::{CreateIdempotency, JOIN_SCOPE, NewEvent, NewGame, NewSeat, StoreError};
 
 /// A new game as the client asks for it, before validation.
 #[derive(Debug, Clone)]
@@ -41,6 +41,8 @@ pub struct JoinRequest {
     pub client_seed: Option<String>,
     /// A bot strategy (host only).
     pub bot: Option<BotKind>,
+    /// `Idempotency-Key`, scoped to the client.
+    pub idempotency: Option<IdempotencyKey>,
 }
 
 /// A move as the client sends it, with the headers that condition it.
@@ -64,14 +66,14 @@ impl GameService {
         if let Some(key) = &idempotency
             && let Some(stored) = self.store.find_create_response(&key.storage_key()).await?
         {
-            return replay_created(stored, key);
+            return Ok(Answer::Replayed(key.replay(stored)?));
         }
         let (game, created, events) = self.new_game(&request)?;
         let stored_answer = idempotency.as_ref().map(|key| CreateIdempotency {
             key: key.storage_key(),
             fingerprint: key.fingerprint().to_owned(),
             response_status: 201,
-            response_body: key.mask_host_token(&to_json(&created)),
+            response_body: key.mask_tokens(&to_json(&created)),
         });
         match self.store.create_game(game, events, stored_answer).await {
             Ok(_) => {
@@ -81,7 +83,7 @@ impl GameService {
             // A concurrent retry with the same key created the game first: answer as it did.
             Err(StoreError::Conflict) => match &idempotency {
                 Some(key) => match self.store.find_create_response(&key.storage_key()).await? {
-                    Some(stored) => replay_created(stored, key),
+                    Some(stored) => Ok(Answer::Replayed(key.replay(stored)?)),
                     None => Err(StoreError::Conflict.into()),
                 },
                 None => Err(StoreError::Conflict.into()),
@@ -132,13 +134,14 @@ impl GameService {
         Ok((game, created, codec::new_events(&events, at)))
     }
 
-    /// Takes a seat. The last seat deals hole 1; bots then reveal at once.
+    /// Takes a seat. The last seat deals hole 1; bots then reveal at once. A retried request
+    /// with the same idempotency key (from the same client) gets the stored answer.
     pub async fn join(
         &self,
         id: Uuid,
         token: Option<&str>,
         request: ParsedLater<JoinRequest>,
-    ) -> Result<Joined, ServiceError> {
+    ) -> Result<Answer<Joined>, ServiceError> {
         self.write(id, token, async |record, mut state, credential| {
             let request = request.open()?;
             if request.bot.is_some() && credential != Credential::Host {
@@ -146,32 +149,17 @@ impl GameService {
                     "Only the host may seat a bot: send the host token.",
                 ));
             }
-            let seat = engine::check_join(&state)?;
-            let name = PlayerName::choose(&request.name)?;
-            let client_seed = match (&request.bot, &request.client_seed) {
-                (Some(_), _) | (None, None) => ClientSeed::default(),
-                (None, Some(seed)) => ClientSeed::choose(seed)?,
-            };
-            let token = request.bot.is_none().then(Token::generate);
-            let new_seat = NewSeat {
-                seat: i32::from(seat),
-                name: name.as_str().to_owned(),
-                bot: request.bot.map(|bot| bot.name().to_owned()),
-                client_seed: client_seed.as_str().to_owned(),
-                token_hash: token.as_ref().map(Token::hash),
-            };
-            let command = Command::Join {
-                name,
-                bot: request.bot,
-                client_seed,
-            };
+            let key = request.idempotency.as_ref();
+            if let Some(stored) = self.stored_answer(id, JOIN_SCOPE, key).await? {
+                return Ok(Attempt::Done(Answer::Replayed(stored)));
+            }
+            let (new_seat, command, answer) = seat_for(&state, &request)?;
             let at = self.now();
             let advanced = advance(&mut state, record, &command, at)?;
-            let answer = Joined {
-                seat,
-                token: token.map(|t| t.0),
-            };
-            Ok(Attempt::write(state, advanced, at, answer).seating(new_seat))
+            let stored = key.map(|key| key.record(JOIN_SCOPE, 201, &answer));
+            Ok(Attempt::write(state, advanced, at, Answer::Fresh(answer))
+                .seating(new_seat)
+                .storing(stored))
         })
         .await
     }
@@ -195,13 +183,9 @@ impl GameService {
                 if_match,
                 idempotency,
             } = command.open()?;
-            if let Some(key) = &idempotency
-                && let Some(stored) = self
-                    .store
-                    .find_move_response(id, i32::from(seat), &key.storage_key())
-                    .await?
-            {
-                return Ok(Attempt::Done(Answer::Replayed(key.replay(stored)?)));
+            let key = idempotency.as_ref();
+            if let Some(stored) = self.stored_answer(id, i32::from(seat), key).await? {
+                return Ok(Attempt::Done(Answer::Replayed(stored)));
             }
             if let Some(precondition) = &if_match {
                 precondition.check(record.version)?;
@@ -210,13 +194,7 @@ impl GameService {
             let at = self.now();
             let advanced = advance(&mut state, record, &Command::Play { seat, mv }, at)?;
             let view = engine::view(&state, Viewer::Seat(seat));
-            let stored = idempotency.as_ref().map(|key| MoveIdempotency {
-                seat: i32::from(seat),
-                key: key.storage_key(),
-                fingerprint: key.fingerprint().to_owned(),
-                response_status: 200,
-                response_body: to_json(&view),
-            });
+            let stored = key.map(|key| key.record(i32::from(seat), 200, &view));
             Ok(Attempt::write(state, advanced, at, Answer::Fresh(view)).storing(stored))
         })
         .await
@@ -236,14 +214,36 @@ impl GameService {
     }
 }
 
-/// The stored answer to the first creation with `key`, its host token unmasked.
-fn replay_created(
-    stored: crate::store::StoredResponse,
-    key: &IdempotencyKey,
-) -> Result<Answer<CreatedGame>, ServiceError> {
-    let mut stored = key.replay(stored)?;
-    stored.body = key.mask_host_token(&stored.body);
-    Ok(Answer::Replayed(stored))
+/// The seat that `request` takes in the game at `state`, the command that seats it, and the
+/// answer to the joining client (with the seat's new token, unless it seats a bot).
+fn seat_for(
+    state: &State,
+    request: &JoinRequest,
+) -> Result<(NewSeat, Command, Joined), ServiceError> {
+    let seat = engine::check_join(state)?;
+    let name = PlayerName::choose(&request.name)?;
+    let client_seed = match (&request.bot, &request.client_seed) {
+        (Some(_), _) | (None, None) => ClientSeed::default(),
+        (None, Some(seed)) => ClientSeed::choose(seed)?,
+    };
+    let token = request.bot.is_none().then(Token::generate);
+    let new_seat = NewSeat {
+        seat: i32::from(seat),
+        name: name.as_str().to_owned(),
+        bot: request.bot.map(|bot| bot.name().to_owned()),
+        client_seed: client_seed.as_str().to_owned(),
+        token_hash: token.as_ref().map(Token::hash),
+    };
+    let command = Command::Join {
+        name,
+        bot: request.bot,
+        client_seed,
+    };
+    let answer = Joined {
+        seat,
+        token: token.map(|t| t.0),
+    };
+    Ok((new_seat, command, answer))
 }
 
 /// The explicit decks of a stacked game, at most one per hole.

@@ -12,7 +12,7 @@ use uuid::Uuid;
 
 use crate::engine::{self, Event, LoggedEvent, ReplayError, Secrets, State, Timestamp, parse_deck};
 use crate::store::{
-    Append, Entry, GameRecord, GameUpdate, Head, LobbyGame, MoveIdempotency, NewEvent, NewGame,
+    Append, Entry, GameIdempotency, GameRecord, GameUpdate, Head, LobbyGame, NewEvent, NewGame,
     RawJson, Snapshot, StoreError,
 };
 
@@ -220,7 +220,7 @@ impl Append {
         events: &[Event],
         at: Timestamp,
         update: GameUpdate,
-        idem: Option<MoveIdempotency>,
+        idem: Option<GameIdempotency>,
     ) -> Append {
         Append {
             game_id,

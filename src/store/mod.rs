@@ -2,8 +2,8 @@
 //!
 //! It owns each game's append-only, hash-chained log (`events`), the game row that caches the
 //! current version, head hash and projection (`games`), the seats and their token hashes (`seats`),
-//! and the stored responses that make moves and game creation idempotent (`move_idempotency`,
-//! `create_idempotency`). It decides nothing: its [`codec`] turns the engine's types into rows
+//! and the stored responses that make the writes to a game (moves, leaves, joins) and game
+//! creation idempotent (`move_idempotency`, `create_idempotency`). It decides nothing: its [`codec`] turns the engine's types into rows
 //! and back, and the rules stay in the engine.
 //!
 //! # Layout
@@ -149,7 +149,7 @@ pub struct Append {
     pub head: Head,
     pub events: Vec<NewEvent>,
     pub update: GameUpdate,
-    pub idem: Option<MoveIdempotency>,
+    pub idem: Option<GameIdempotency>,
 }
 
 /// A game as loaded: its row, including the version (the seq of its last entry), the head hash
@@ -220,15 +220,23 @@ pub struct Snapshot {
     pub state: RawJson,
 }
 
-/// The response to store for a move sent with an `Idempotency-Key` (scoped to game and seat).
+/// The response to store for a write to a game sent with an `Idempotency-Key`, in one
+/// transaction with the write (table `move_idempotency`, whose name predates leaves and joins).
 #[derive(Debug, Clone)]
-pub struct MoveIdempotency {
+pub struct GameIdempotency {
+    /// The scope of the key in its game: the seat whose token came with a move or a leave, or
+    /// [`JOIN_SCOPE`] for a join.
     pub seat: i32,
     pub key: String,
     pub fingerprint: String,
     pub response_status: u16,
     pub response_body: Value,
 }
+
+/// The `seat` under which the answers to a game's joins are stored: a join has no seat until it
+/// is answered, so all of them share this scope (a join's key is scoped to its client by its
+/// hash), and the primary key `(game_id, seat, key)` lets one key seat at most one player.
+pub const JOIN_SCOPE: i32 = -1;
 
 /// The response to store for a game creation sent with an `Idempotency-Key`.
 #[derive(Debug, Clone)]
@@ -322,9 +330,9 @@ pub trait EventStore: Send + Sync {
     /// The latest snapshot of game `id` at or before entry `seq`.
     async fn load_snapshot(&self, id: Uuid, seq: i64) -> Result<Option<Snapshot>, StoreError>;
 
-    /// The stored response for a move key of this game and seat, unless older than
-    /// [`IDEMPOTENCY_TTL`].
-    async fn find_move_response(
+    /// The stored response for a key of this game in the scope of `seat` (see
+    /// [`GameIdempotency::seat`]), unless older than [`IDEMPOTENCY_TTL`].
+    async fn find_game_response(
         &self,
         game_id: Uuid,
         seat: i32,

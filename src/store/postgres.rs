@@ -157,14 +157,14 @@ impl Backend for Postgres {
             SET fingerprint = excluded.fingerprint, status = excluded.status, \
                 body = excluded.body, created_at = now() \
             WHERE create_idempotency.created_at <= now() - make_interval(secs => $1)",
-        find_move_response: "\
+        find_game_response: "\
             SELECT fingerprint, status, body FROM move_idempotency \
             WHERE game_id = $2 AND seat = $3 AND key = $4 \
                 AND created_at > now() - make_interval(secs => $1)",
         find_create_response: "\
             SELECT fingerprint, status, body FROM create_idempotency \
             WHERE key = $2 AND created_at > now() - make_interval(secs => $1)",
-        purge_move_responses: "\
+        purge_game_responses: "\
             DELETE FROM move_idempotency WHERE (game_id, seat, key) IN \
                 (SELECT game_id, seat, key FROM move_idempotency \
                  WHERE created_at <= now() - make_interval(secs => $1) LIMIT $2)",

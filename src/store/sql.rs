@@ -25,9 +25,9 @@ use uuid::Uuid;
 use super::notify::Changes;
 use super::rows::{self, EntryRow, GameRow, LobbyRow, ResponseRow, SnapshotRow};
 use super::{
-    Append, AuditResult, CreateIdempotency, Entry, EventStore, GameRecord, GameUpdate, LobbyCursor,
-    LobbyGame, MoveIdempotency, NewEvent, NewGame, PURGE_BATCH, RawJson, Snapshot, StoreError,
-    StoredResponse, VERSIONS_PER_READ, chain, seal,
+    Append, AuditResult, CreateIdempotency, Entry, EventStore, GameIdempotency, GameRecord,
+    GameUpdate, LobbyCursor, LobbyGame, NewEvent, NewGame, PURGE_BATCH, RawJson, Snapshot,
+    StoreError, StoredResponse, VERSIONS_PER_READ, chain, seal,
 };
 use crate::engine::{Rules, Timestamp};
 pub use batch::Batch;
@@ -50,12 +50,13 @@ pub struct Statements {
     /// Stores a creation's response (`$2` key, `$3` fingerprint, `$4` status, `$5` body),
     /// replacing an expired record with the same key only.
     pub insert_create_response: &'static str,
-    /// The unexpired response for game `$2`, seat `$3`, key `$4` ([`ResponseRow`]).
-    pub find_move_response: &'static str,
+    /// The unexpired response for game `$2`, scope `$3` (a seat, or the joins'), key `$4`
+    /// ([`ResponseRow`]).
+    pub find_game_response: &'static str,
     /// The unexpired response for creation key `$2` ([`ResponseRow`]).
     pub find_create_response: &'static str,
-    /// Deletes up to `$2` expired move responses.
-    pub purge_move_responses: &'static str,
+    /// Deletes up to `$2` expired responses of writes to games (moves, leaves, joins).
+    pub purge_game_responses: &'static str,
     /// Deletes up to `$2` expired creation responses.
     pub purge_create_responses: &'static str,
     /// The first `$1` games of the lobby, newest first ([`LobbyRow`]).
@@ -135,7 +136,7 @@ pub struct Sealed<'a> {
     /// The hash of the last entry (the previous head when there is none).
     pub head_hash: [u8; 32],
     pub update: &'a GameUpdate,
-    pub idem: Option<&'a MoveIdempotency>,
+    pub idem: Option<&'a GameIdempotency>,
 }
 
 /// A value that binds as a statement parameter on `DB`.
@@ -355,13 +356,13 @@ where
         }))
     }
 
-    async fn find_move_response(
+    async fn find_game_response(
         &self,
         game_id: Uuid,
         seat: i32,
         key: &str,
     ) -> Result<Option<StoredResponse>, StoreError> {
-        let row: Option<ResponseRow> = sqlx::query_as(DB::STATEMENTS.find_move_response)
+        let row: Option<ResponseRow> = sqlx::query_as(DB::STATEMENTS.find_game_response)
             .bind(DB::IDEMPOTENCY_TTL)
             .bind(game_id)
             .bind(seat)
@@ -385,7 +386,7 @@ where
         // statement outlast statement_timeout, nor holds many row locks (or SQLite's write lock)
         // at once; a purge cut short has still kept what it deleted.
         let batches = [
-            DB::STATEMENTS.purge_move_responses,
+            DB::STATEMENTS.purge_game_responses,
             DB::STATEMENTS.purge_create_responses,
         ];
         let mut purged = 0;

@@ -78,14 +78,14 @@ const INSERT_SEATS: &str = "\
     FROM json_each($1) WHERE value ->> 'game_id' IN (SELECT value FROM json_each($2))";
 
 /// See [`MOVE_GAMES`]: first deletes the expired records (older than `$3` seconds) with the
-/// keys of the moves' responses (`$1` the responses part), which [`INSERT_RESPONSES`] replaces.
+/// keys of the stored responses (`$1` the responses part), which [`INSERT_RESPONSES`] replaces.
 const EXPIRE_RESPONSES: &str = "\
     DELETE FROM move_idempotency \
     WHERE created_at <= unixepoch() - $3 AND (game_id, seat, key) IN \
         (SELECT unhex(value ->> 'game_id', '-'), value ->> 'seat', value ->> 'key' \
          FROM json_each($1) WHERE value ->> 'game_id' IN (SELECT value FROM json_each($2)))";
 
-/// See [`MOVE_GAMES`]: the moves' stored responses (`$1` the responses part); a key still
+/// See [`MOVE_GAMES`]: the stored responses (`$1` the responses part); a key still
 /// recorded fails with a unique violation (`Conflict`).
 const INSERT_RESPONSES: &str = "\
     INSERT INTO move_idempotency (game_id, seat, key, fingerprint, status, body) \
@@ -129,13 +129,13 @@ impl Backend for Sqlite {
             SET fingerprint = excluded.fingerprint, status = excluded.status, \
                 body = excluded.body, created_at = unixepoch() \
             WHERE create_idempotency.created_at <= unixepoch() - $1",
-        find_move_response: "\
+        find_game_response: "\
             SELECT fingerprint, status, body FROM move_idempotency \
             WHERE game_id = $2 AND seat = $3 AND key = $4 AND created_at > unixepoch() - $1",
         find_create_response: "\
             SELECT fingerprint, status, body FROM create_idempotency \
             WHERE key = $2 AND created_at > unixepoch() - $1",
-        purge_move_responses: "\
+        purge_game_responses: "\
             DELETE FROM move_idempotency WHERE (game_id, seat, key) IN \
                 (SELECT game_id, seat, key FROM move_idempotency \
                  WHERE created_at <= unixepoch() - $1 LIMIT $2)",

@@ -2,7 +2,7 @@
 
 use golf_server::engine::{FlipRule, Rules, Status, Timestamp};
 use golf_server::store::{
-    Append, CreateIdempotency, Entry, EventStore, GameUpdate, Head, MoveIdempotency, NewEvent,
+    Append, CreateIdempotency, Entry, EventStore, GameIdempotency, GameUpdate, Head, NewEvent,
     NewGame, NewSeat, RawJson, StoreError,
 };
 use serde_json::{Value, json};
@@ -90,8 +90,8 @@ pub fn seat_update(status: &str, seat: i32, token_hash: Option<[u8; 32]>) -> Gam
     }
 }
 
-pub fn move_idem(key: &str, fingerprint: &str) -> MoveIdempotency {
-    MoveIdempotency {
+pub fn move_idem(key: &str, fingerprint: &str) -> GameIdempotency {
+    GameIdempotency {
         seat: 0,
         key: key.to_owned(),
         fingerprint: fingerprint.to_owned(),
@@ -142,7 +142,7 @@ pub async fn append_at(
     version: i64,
     events: Vec<NewEvent>,
     update: GameUpdate,
-    idem: Option<MoveIdempotency>,
+    idem: Option<GameIdempotency>,
 ) -> Result<Vec<Entry>, StoreError> {
     let head = match store.load_game(game_id).await.expect("load") {
         Some(game) => Head {

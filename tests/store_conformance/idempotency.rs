@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use crate::common::Backend;
-use golf_server::store::StoreError;
+use golf_server::store::{GameIdempotency, JOIN_SCOPE, StoreError};
 use serde_json::json;
 
 use super::TestDb;
@@ -27,7 +27,7 @@ pub async fn move_idempotency_found_then_expires(backend: Backend) {
     .await
     .expect("append");
     let found = store
-        .find_move_response(game.id, 0, "key-1")
+        .find_game_response(game.id, 0, "key-1")
         .await
         .expect("find");
     let found = found.expect("stored response");
@@ -35,14 +35,14 @@ pub async fn move_idempotency_found_then_expires(backend: Backend) {
     assert_eq!(found.body, json!({"version": 2, "fingerprint": "fp-a"}));
     assert_eq!(
         store
-            .find_move_response(game.id, 1, "key-1")
+            .find_game_response(game.id, 1, "key-1")
             .await
             .expect("find"),
         None
     );
     assert_eq!(
         store
-            .find_move_response(game.id, 0, "key-2")
+            .find_game_response(game.id, 0, "key-2")
             .await
             .expect("find"),
         None
@@ -67,7 +67,7 @@ pub async fn move_idempotency_found_then_expires(backend: Backend) {
     db.age_idempotency_records().await;
     assert_eq!(
         store
-            .find_move_response(game.id, 0, "key-1")
+            .find_game_response(game.id, 0, "key-1")
             .await
             .expect("find"),
         None
@@ -83,7 +83,7 @@ pub async fn move_idempotency_found_then_expires(backend: Backend) {
     .await
     .expect("an expired key is replaced");
     let replaced = store
-        .find_move_response(game.id, 0, "key-1")
+        .find_game_response(game.id, 0, "key-1")
         .await
         .expect("find");
     assert_eq!(replaced.expect("stored").fingerprint, "fp-b");
@@ -93,11 +93,49 @@ pub async fn move_idempotency_found_then_expires(backend: Backend) {
     assert_eq!(store.purge_expired_idempotency().await.expect("purge"), 1);
     assert_eq!(
         store
-            .find_move_response(game.id, 0, "key-1")
+            .find_game_response(game.id, 0, "key-1")
             .await
             .expect("find"),
         None
     );
+}
+
+pub async fn a_join_key_seats_once_in_its_game_and_is_purged(backend: Backend) {
+    // A join's answer, stored under JOIN_SCOPE with the seat it took, blocks its key in the game
+    // for any later seat (one key seats one player), and expires and is purged as a move's.
+    let db = TestDb::connect(backend).await;
+    let store = db.store.as_ref();
+    let game = create(store, "2026-05-01T12:00:00Z").await;
+    let joined = |fingerprint| GameIdempotency {
+        seat: JOIN_SCOPE,
+        ..move_idem("join-1", fingerprint)
+    };
+    let join = || vec![event("player_joined", json!({}))];
+    let first = seat_update("waiting", 0, Some([1; 32]));
+    append_at(store, game.id, 1, join(), first, Some(joined("fp-a")))
+        .await
+        .expect("the first join");
+    let found = store
+        .find_game_response(game.id, JOIN_SCOPE, "join-1")
+        .await;
+    assert_eq!(found.expect("find").expect("stored").fingerprint, "fp-a");
+
+    let second = seat_update("waiting", 1, Some([2; 32]));
+    let again = append_at(store, game.id, 2, join(), second, Some(joined("fp-a"))).await;
+    assert!(matches!(again, Err(StoreError::Conflict)), "{again:?}");
+    let loaded = store.load_game(game.id).await.expect("load").expect("game");
+    assert_eq!(
+        (loaded.version, loaded.players),
+        (2, 1),
+        "nobody else seated"
+    );
+
+    db.age_idempotency_records().await;
+    assert_eq!(store.purge_expired_idempotency().await.expect("purge"), 1);
+    let purged = store
+        .find_game_response(game.id, JOIN_SCOPE, "join-1")
+        .await;
+    assert_eq!(purged.expect("find"), None);
 }
 
 pub async fn create_idempotency_and_key_conflicts(backend: Backend) {

@@ -54,7 +54,7 @@ pub async fn an_append_after_a_known_head_is_written_only_at_that_version(backen
     assert_eq!(verify_chain(&SEED, &log), Ok(loaded.head_hash));
     assert_eq!(
         store
-            .find_move_response(game.id, 0, "k")
+            .find_game_response(game.id, 0, "k")
             .await
             .expect("find")
             .map(|stored| stored.fingerprint),
@@ -198,7 +198,7 @@ pub async fn a_batch_of_appends_fails_only_its_stale_members(backend: Backend) {
     }
     assert_eq!(
         store
-            .find_move_response(keyed, 0, "k")
+            .find_game_response(keyed, 0, "k")
             .await
             .expect("find")
             .map(|stored| stored.fingerprint),

@@ -1,5 +1,5 @@
 //! The rows that appends write, as both backends read them: one document of named parts (the
-//! game rows to move, and the log entries, seats, stored move responses and snapshots written
+//! game rows to move, and the log entries, seats, stored responses and snapshots written
 //! beside them), built here once and consumed whole by each backend's append statements.
 //!
 //! Each part is a JSON array of objects with named fields, bound as one text parameter: a
@@ -30,7 +30,8 @@ pub struct Batch<'a> {
     pub events: String,
     /// The seats taken: `{game_id, seat, name, bot, client_seed, token_hash}`.
     pub seats: String,
-    /// The moves' stored responses: `{game_id, seat, key, fingerprint, status, body}`.
+    /// The stored responses (of moves, leaves, joins): `{game_id, seat, key, fingerprint, status,
+    /// body}`.
     pub responses: String,
     /// The snapshots: `{game_id, seq, state}`, `state` a place in `documents`.
     pub snapshots: String,
