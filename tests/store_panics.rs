@@ -66,13 +66,13 @@ impl EventStore for Panicky {
         self.store.load_snapshot(id, seq).await
     }
 
-    async fn find_move_response(
+    async fn find_game_response(
         &self,
         game_id: Uuid,
         seat: i32,
         key: &str,
     ) -> Result<Option<StoredResponse>, StoreError> {
-        self.store.find_move_response(game_id, seat, key).await
+        self.store.find_game_response(game_id, seat, key).await
     }
 
     async fn find_create_response(&self, key: &str) -> Result<Option<StoredResponse>, StoreError> {
