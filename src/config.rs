@@ -65,8 +65,10 @@ pub struct HttpSettings {
     pub rate_limit_per_min: Option<u32>,
     /// `GOLF_MAX_STREAMS_PER_CLIENT`: live streams one client address may hold open at once.
     pub max_streams_per_client: u32,
-    /// `GOLF_TRUSTED_PROXIES`: the proxies whose `Forwarded` / `X-Forwarded-For` name the client.
+    /// `GOLF_TRUSTED_PROXIES`: the proxies whose forwarding header names the client.
     pub trusted_proxies: Vec<Network>,
+    /// `GOLF_CLIENT_IP_HEADER`: the header the trusted proxies set; the other one is ignored.
+    pub client_ip_header: ClientIpHeader,
     /// `GOLF_CORS_ORIGINS`: the origins browsers may call the API from; none by default.
     pub cors_origins: Vec<String>,
     /// `GOLF_CLIENT_TIMEOUT_MS`: how long a client has to send a request's head, and then its
@@ -82,6 +84,7 @@ impl Default for HttpSettings {
             rate_limit_per_min: None,
             max_streams_per_client: DEFAULT_MAX_STREAMS_PER_CLIENT,
             trusted_proxies: Vec::new(),
+            client_ip_header: ClientIpHeader::XForwardedFor,
             cors_origins: Vec::new(),
             client_timeout: Duration::from_millis(DEFAULT_CLIENT_TIMEOUT_MS.into()),
             keep_alive: Duration::from_millis(DEFAULT_KEEP_ALIVE_MS.into()),
@@ -94,6 +97,18 @@ impl Default for HttpSettings {
 pub const DEFAULT_MAX_STREAMS_PER_CLIENT: u32 = 100;
 const DEFAULT_CLIENT_TIMEOUT_MS: u32 = 5000;
 const DEFAULT_KEEP_ALIVE_MS: u32 = 5000;
+
+/// The header in which the trusted proxies name the client. Only that one is read: a proxy
+/// passes the other through as the client sent it, so reading it would let a client pick its
+/// own address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientIpHeader {
+    /// `X-Forwarded-For`, the default: what nginx, HAProxy, Caddy, Traefik and cloud load
+    /// balancers append.
+    XForwardedFor,
+    /// `Forwarded` (RFC 7239), its `for=` parameters.
+    Forwarded,
+}
 
 /// An address or a block of addresses (`10.0.0.0/8`, `fd00::/8`, `192.0.2.7`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -276,6 +291,7 @@ fn http_settings(lookup: &impl Fn(&str) -> Option<String>) -> Result<HttpSetting
             })
         })
         .collect::<Result<_, _>>()?;
+    let client_ip_header = client_ip_header(lookup)?;
     let cors_origins = list(lookup, "GOLF_CORS_ORIGINS");
     if let Some(bad) = cors_origins.iter().find(|origin| !is_origin(origin)) {
         return Err(ConfigError {
@@ -291,10 +307,28 @@ fn http_settings(lookup: &impl Fn(&str) -> Option<String>) -> Result<HttpSetting
         rate_limit_per_min,
         max_streams_per_client,
         trusted_proxies,
+        client_ip_header,
         cors_origins,
         client_timeout: Duration::from_millis(client_ms.into()),
         keep_alive: Duration::from_millis(keep_alive_ms.into()),
     })
+}
+
+fn client_ip_header(
+    lookup: &impl Fn(&str) -> Option<String>,
+) -> Result<ClientIpHeader, ConfigError> {
+    let Some(value) = lookup("GOLF_CLIENT_IP_HEADER") else {
+        return Ok(ClientIpHeader::XForwardedFor);
+    };
+    match value.trim().to_ascii_lowercase().as_str() {
+        "x-forwarded-for" => Ok(ClientIpHeader::XForwardedFor),
+        "forwarded" => Ok(ClientIpHeader::Forwarded),
+        _ => Err(ConfigError {
+            var: "GOLF_CLIENT_IP_HEADER",
+            value,
+            expected: "x-forwarded-for or forwarded",
+        }),
+    }
 }
 
 /// The items of a comma-separated variable, trimmed, without empty ones.
@@ -475,10 +509,12 @@ mod tests {
             "no rate limit unless set"
         );
         assert!(defaults.cors_origins.is_empty(), "no CORS unless set");
+        assert_eq!(defaults.client_ip_header, ClientIpHeader::XForwardedFor);
         let http = config_with(&[
             ("GOLF_RATE_LIMIT_PER_MIN", "30"),
             ("GOLF_MAX_STREAMS_PER_CLIENT", "4"),
             ("GOLF_TRUSTED_PROXIES", " 10.0.0.0/8, 192.0.2.7 ,fd00::/8"),
+            ("GOLF_CLIENT_IP_HEADER", "Forwarded"),
             (
                 "GOLF_CORS_ORIGINS",
                 "https://golf.example.org, http://localhost:3000",
@@ -490,6 +526,7 @@ mod tests {
         assert_eq!(http.rate_limit_per_min, Some(30));
         assert_eq!(http.max_streams_per_client, 4);
         assert_eq!(http.trusted_proxies.len(), 3);
+        assert_eq!(http.client_ip_header, ClientIpHeader::Forwarded);
         assert_eq!(
             http.cors_origins,
             ["https://golf.example.org", "http://localhost:3000"]
@@ -500,6 +537,7 @@ mod tests {
             ("GOLF_MAX_STREAMS_PER_CLIENT", "many"),
             ("GOLF_TRUSTED_PROXIES", "10.0.0.0/33"),
             ("GOLF_TRUSTED_PROXIES", "proxy.local"),
+            ("GOLF_CLIENT_IP_HEADER", "x-real-ip"),
             ("GOLF_CORS_ORIGINS", "*"),
             ("GOLF_CORS_ORIGINS", "https://golf.example.org/play"),
             ("GOLF_KEEP_ALIVE_MS", "-5"),

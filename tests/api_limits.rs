@@ -101,15 +101,22 @@ async fn behind_a_trusted_proxy_each_forwarded_client_has_its_own_limit(backend:
     let spoofed = create(&app, Some("203.0.113.1, 198.51.100.7")).await;
     problem(spoofed, 429, "rate_limited").await;
     assert_eq!(create(&app, Some("198.51.100.8")).await.status(), 201);
-    let forwarded = raw(
-        &app,
-        Method::POST,
-        "/v1/games",
-        Some(r#"{"seats": 2}"#),
-        &[("forwarded", "for=\"[2001:db8::7]:4711\";proto=https")],
-    )
-    .await;
-    assert_eq!(forwarded.status(), 201);
+    // The proxy sets X-Forwarded-For and passes the client's own Forwarded through: a Forwarded
+    // that names another address does not make another client.
+    for spoofed in [
+        "for=198.51.100.99",
+        "for=\"[2001:db8::7]:4711\";proto=https",
+    ] {
+        let refused = raw(
+            &app,
+            Method::POST,
+            "/v1/games",
+            Some(r#"{"seats": 2}"#),
+            &[("forwarded", spoofed), ("x-forwarded-for", "198.51.100.7")],
+        )
+        .await;
+        problem(refused, 429, "rate_limited").await;
+    }
 }
 
 async fn streams_over_the_per_client_cap_are_429_until_one_closes(backend: Backend) {

@@ -1,5 +1,5 @@
 //! What one client may ask of an instance: who the client is (its address, or the one a trusted
-//! proxy forwards), the rate of game creations and joins, and the streams it holds open.
+//! proxy forwards in the one header the operator names), the rate of game creations and joins, and the streams it holds open.
 //!
 //! Every count lives in this instance's memory: behind a load balancer, each instance counts on
 //! its own.
@@ -23,7 +23,7 @@ use actix_web::{FromRequest, HttpMessage, HttpRequest, HttpResponse, ResponseErr
 use futures_util::{Stream, StreamExt};
 
 use crate::api::problem::ApiError;
-use crate::config::{HttpSettings, Network};
+use crate::config::{ClientIpHeader, HttpSettings, Network};
 
 /// When a client over its stream cap may try again: streams end when games do, or when their
 /// clients leave, which a few seconds may see.
@@ -36,6 +36,7 @@ const BUCKETS_KEPT: usize = 10_000;
 pub struct Limits {
     client_timeout: Duration,
     trusted_proxies: Vec<Network>,
+    client_ip_header: ClientIpHeader,
     rate: Option<RateLimiter>,
     streams: StreamSlots,
 }
@@ -46,13 +47,15 @@ impl Limits {
         Limits {
             client_timeout: settings.client_timeout,
             trusted_proxies: settings.trusted_proxies.clone(),
+            client_ip_header: settings.client_ip_header,
             rate: settings.rate_limit_per_min.map(RateLimiter::new),
             streams: StreamSlots::new(settings.max_streams_per_client),
         }
     }
 
     /// The client's address: the peer's, unless the peer is a trusted proxy, in which case the
-    /// nearest address of the forwarding chain that is not a trusted proxy. A chain that names
+    /// nearest address that is not a trusted proxy of the chain in the header the proxies set
+    /// (`GOLF_CLIENT_IP_HEADER`). A chain that names
     /// no address it can read there leaves the peer's: a proxy that does not say whom it
     /// forwards for is then counted as one client.
     pub fn client_of(&self, request: &HttpRequest) -> Option<IpAddr> {
@@ -61,7 +64,10 @@ impl Limits {
             return Some(peer);
         }
         let mut client = peer;
-        for hop in forwarded_chain(request).into_iter().rev() {
+        for hop in forwarded_chain(request, self.client_ip_header)
+            .into_iter()
+            .rev()
+        {
             match hop {
                 Some(hop) if self.is_trusted(hop) => client = hop,
                 Some(hop) => return Some(hop),
@@ -126,30 +132,30 @@ fn body_timed_out() -> PayloadError {
     ))
 }
 
-/// The addresses of `Forwarded` (RFC 7239, its `for=`), or else of `X-Forwarded-For`, from the
-/// client's end to the nearest proxy; `None` for an entry that is no address (`unknown`, an
-/// obfuscated name, garbage).
-fn forwarded_chain(request: &HttpRequest) -> Vec<Option<IpAddr>> {
+/// The addresses of the chain in `source` (`Forwarded`'s `for=` of RFC 7239, or
+/// `X-Forwarded-For`), from the client's end to the nearest proxy; `None` for an entry that is no
+/// address (`unknown`, an obfuscated name, garbage). The other header is never read: proxies pass
+/// it through as the client wrote it.
+fn forwarded_chain(request: &HttpRequest, source: ClientIpHeader) -> Vec<Option<IpAddr>> {
     let headers = request.headers();
-    let forwarded: Vec<_> = headers
-        .get_all(header::FORWARDED)
-        .flat_map(|value| value.to_str().unwrap_or("for=unknown").split(','))
-        .map(|element| {
-            element
-                .split(';')
-                .filter_map(|pair| pair.split_once('='))
-                .find(|(name, _)| name.trim().eq_ignore_ascii_case("for"))
-                .and_then(|(_, value)| node_address(value))
-        })
-        .collect();
-    if !forwarded.is_empty() {
-        return forwarded;
+    match source {
+        ClientIpHeader::Forwarded => headers
+            .get_all(header::FORWARDED)
+            .flat_map(|value| value.to_str().unwrap_or("for=unknown").split(','))
+            .map(|element| {
+                element
+                    .split(';')
+                    .filter_map(|pair| pair.split_once('='))
+                    .find(|(name, _)| name.trim().eq_ignore_ascii_case("for"))
+                    .and_then(|(_, value)| node_address(value))
+            })
+            .collect(),
+        ClientIpHeader::XForwardedFor => headers
+            .get_all("x-forwarded-for")
+            .flat_map(|value| value.to_str().unwrap_or("unknown").split(','))
+            .map(node_address)
+            .collect(),
     }
-    headers
-        .get_all("x-forwarded-for")
-        .flat_map(|value| value.to_str().unwrap_or("unknown").split(','))
-        .map(node_address)
-        .collect()
 }
 
 /// The address of a node: `192.0.2.1`, `192.0.2.1:4711`, `"[2001:db8::1]:4711"`, `2001:db8::1`.
@@ -335,8 +341,13 @@ mod tests {
     use actix_web::test::TestRequest;
 
     fn limits(trusted: &[&str]) -> Limits {
+        limits_reading(trusted, ClientIpHeader::XForwardedFor)
+    }
+
+    fn limits_reading(trusted: &[&str], client_ip_header: ClientIpHeader) -> Limits {
         Limits::new(&HttpSettings {
             trusted_proxies: trusted.iter().map(|net| net.parse().unwrap()).collect(),
+            client_ip_header,
             max_streams_per_client: 2,
             ..HttpSettings::default()
         })
@@ -346,15 +357,16 @@ mod tests {
         text.parse().unwrap()
     }
 
+    fn request(peer: &str, headers: &[(&str, &str)]) -> HttpRequest {
+        let mut request = TestRequest::default().peer_addr(peer.parse().unwrap());
+        for (name, value) in headers {
+            request = request.insert_header((*name, *value));
+        }
+        request.to_http_request()
+    }
+
     #[test]
     fn forwarded_addresses_count_only_from_a_trusted_proxy() {
-        let request = |peer: &str, headers: &[(&str, &str)]| {
-            let mut request = TestRequest::default().peer_addr(peer.parse().unwrap());
-            for (name, value) in headers {
-                request = request.insert_header((*name, *value));
-            }
-            request.to_http_request()
-        };
         let untrusted = limits(&[]);
         let spoofed = request("203.0.113.5:40000", &[("x-forwarded-for", "198.51.100.1")]);
         assert_eq!(untrusted.client_of(&spoofed), Some(ip("203.0.113.5")));
@@ -366,6 +378,31 @@ mod tests {
             &[("x-forwarded-for", "1.2.3.4, 198.51.100.1, 10.0.0.9")],
         );
         assert_eq!(behind.client_of(&chain), Some(ip("198.51.100.1")));
+        let unknown = request("10.0.0.2:40000", &[("x-forwarded-for", "unknown")]);
+        assert_eq!(behind.client_of(&unknown), Some(ip("10.0.0.2")));
+        let bare = request("10.0.0.2:40000", &[]);
+        assert_eq!(behind.client_of(&bare), Some(ip("10.0.0.2")));
+    }
+
+    #[test]
+    fn a_forwarded_header_the_proxy_does_not_set_changes_nothing() {
+        // The proxy appends X-Forwarded-For and passes the client's own Forwarded through.
+        let behind = limits(&["10.0.0.0/8"]);
+        let spoofed = request(
+            "10.0.0.2:40000",
+            &[
+                ("forwarded", "for=192.0.2.60"),
+                ("x-forwarded-for", "198.51.100.1"),
+            ],
+        );
+        assert_eq!(behind.client_of(&spoofed), Some(ip("198.51.100.1")));
+        let only_forwarded = request("10.0.0.2:40000", &[("forwarded", "for=192.0.2.60")]);
+        assert_eq!(behind.client_of(&only_forwarded), Some(ip("10.0.0.2")));
+    }
+
+    #[test]
+    fn behind_a_proxy_that_sets_forwarded_only_forwarded_is_read() {
+        let behind = limits_reading(&["10.0.0.0/8"], ClientIpHeader::Forwarded);
         let forwarded = request(
             "10.0.0.2:40000",
             &[
@@ -381,8 +418,8 @@ mod tests {
         assert_eq!(behind.client_of(&ported), Some(ip("192.0.2.60")));
         let unknown = request("10.0.0.2:40000", &[("forwarded", "for=unknown")]);
         assert_eq!(behind.client_of(&unknown), Some(ip("10.0.0.2")));
-        let bare = request("10.0.0.2:40000", &[]);
-        assert_eq!(behind.client_of(&bare), Some(ip("10.0.0.2")));
+        let spoofed = request("10.0.0.2:40000", &[("x-forwarded-for", "198.51.100.1")]);
+        assert_eq!(behind.client_of(&spoofed), Some(ip("10.0.0.2")));
     }
 
     #[test]
