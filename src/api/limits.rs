@@ -1,12 +1,12 @@
 //! What one client may ask of an instance: who the client is (its address, or the one a trusted
-//! proxy forwards in the one header the operator names), the rate of game creations and joins, and the streams it holds open.
+//! proxy forwards in the one header the operator names; an IPv6 client is its /64), the rate of game creations and joins, and the streams it holds open.
 //!
 //! Every count lives in this instance's memory: behind a load balancer, each instance counts on
 //! its own.
 
 use std::collections::HashMap;
 use std::future::{Ready, ready};
-use std::net::IpAddr;
+use std::net::{IpAddr, Ipv6Addr};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -77,6 +77,11 @@ impl Limits {
         Some(client)
     }
 
+    /// What the client's limits are counted by: see [`ClientKey`].
+    fn key_of(&self, request: &HttpRequest) -> Option<ClientKey> {
+        self.client_of(request).map(ClientKey::from)
+    }
+
     fn is_trusted(&self, ip: IpAddr) -> bool {
         self.trusted_proxies.iter().any(|net| net.contains(ip))
     }
@@ -84,7 +89,7 @@ impl Limits {
     /// Takes one of the client's stream slots, held until the returned slot is dropped; a
     /// 429 `too_many_streams` when the client holds all of its slots.
     pub fn open_stream(&self, request: &HttpRequest) -> Result<Option<StreamSlot>, TooMany> {
-        let Some(client) = self.client_of(request) else {
+        let Some(client) = self.key_of(request) else {
             return Ok(None);
         };
         self.streams.take(client).map(Some).ok_or_else(|| TooMany {
@@ -176,10 +181,28 @@ fn node_address(text: &str) -> Option<IpAddr> {
         .map(|ip| ip.to_canonical())
 }
 
-/// One token bucket per client address: `per_min` tokens, refilled at `per_min` a minute.
+/// Who the limits count: an IPv4 address, or the /64 of an IPv6 one (an IPv4 address mapped
+/// into IPv6 counts as the IPv4 one). A host or a subscriber line gets a whole /64 and may use
+/// any address of it, so counting single IPv6 addresses would give it 2^64 budgets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ClientKey(IpAddr);
+
+impl From<IpAddr> for ClientKey {
+    fn from(ip: IpAddr) -> Self {
+        match ip.to_canonical() {
+            IpAddr::V6(v6) => {
+                let network = u128::from(v6) & (u128::MAX << 64);
+                ClientKey(IpAddr::V6(Ipv6Addr::from(network)))
+            }
+            v4 => ClientKey(v4),
+        }
+    }
+}
+
+/// One token bucket per client: `per_min` tokens, refilled at `per_min` a minute.
 struct RateLimiter {
     per_min: u32,
-    buckets: Mutex<HashMap<IpAddr, Bucket>>,
+    buckets: Mutex<HashMap<ClientKey, Bucket>>,
 }
 
 struct Bucket {
@@ -196,7 +219,7 @@ impl RateLimiter {
     }
 
     /// Takes a token of `client`'s bucket, or says how long until one is there.
-    fn admit(&self, client: IpAddr, now: Instant) -> Result<(), Duration> {
+    fn admit(&self, client: ClientKey, now: Instant) -> Result<(), Duration> {
         let capacity = f64::from(self.per_min);
         let per_second = capacity / 60.0;
         let mut buckets = self.buckets.lock().unwrap_or_else(PoisonError::into_inner);
@@ -222,10 +245,10 @@ impl RateLimiter {
     }
 }
 
-/// The streams each client address holds open.
+/// The streams each client holds open.
 struct StreamSlots {
     max: u32,
-    open: Arc<Mutex<HashMap<IpAddr, u32>>>,
+    open: Arc<Mutex<HashMap<ClientKey, u32>>>,
 }
 
 impl StreamSlots {
@@ -236,7 +259,7 @@ impl StreamSlots {
         }
     }
 
-    fn take(&self, client: IpAddr) -> Option<StreamSlot> {
+    fn take(&self, client: ClientKey) -> Option<StreamSlot> {
         let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
         let held = open.entry(client).or_default();
         if *held >= self.max {
@@ -252,8 +275,8 @@ impl StreamSlots {
 
 /// One open stream of a client: dropping it (the stream's end) frees the slot.
 pub struct StreamSlot {
-    client: IpAddr,
-    open: Arc<Mutex<HashMap<IpAddr, u32>>>,
+    client: ClientKey,
+    open: Arc<Mutex<HashMap<ClientKey, u32>>>,
 }
 
 impl Drop for StreamSlot {
@@ -280,7 +303,7 @@ impl FromRequest for Admitted {
         let Some(limits) = request.app_data::<Data<Limits>>() else {
             return ready(Ok(Admitted));
         };
-        let (Some(rate), Some(client)) = (&limits.rate, limits.client_of(request)) else {
+        let (Some(rate), Some(client)) = (&limits.rate, limits.key_of(request)) else {
             return ready(Ok(Admitted));
         };
         ready(
@@ -357,6 +380,10 @@ mod tests {
         text.parse().unwrap()
     }
 
+    fn key(text: &str) -> ClientKey {
+        ip(text).into()
+    }
+
     fn request(peer: &str, headers: &[(&str, &str)]) -> HttpRequest {
         let mut request = TestRequest::default().peer_addr(peer.parse().unwrap());
         for (name, value) in headers {
@@ -423,16 +450,53 @@ mod tests {
     }
 
     #[test]
+    fn an_ipv6_client_is_its_64_and_a_mapped_ipv4_one_its_address() {
+        assert_eq!(
+            key("2001:db8:1:2::1"),
+            key("2001:db8:1:2:ffff:ffff:ffff:ffff")
+        );
+        assert_eq!(key("2001:db8:1:2::1"), key("2001:db8:1:2::"));
+        assert_ne!(key("2001:db8:1:2::1"), key("2001:db8:1:3::1"));
+        assert_eq!(key("::ffff:192.0.2.1"), key("192.0.2.1"));
+        assert_ne!(key("192.0.2.1"), key("192.0.2.2"));
+    }
+
+    #[test]
+    fn the_addresses_of_one_64_share_its_budget_and_its_streams() {
+        let limits = Limits::new(&HttpSettings {
+            rate_limit_per_min: Some(2),
+            max_streams_per_client: 2,
+            ..HttpSettings::default()
+        });
+        let from = |peer: &str| request(peer, &[]);
+        let rate = limits.rate.as_ref().unwrap();
+        let now = Instant::now();
+        for peer in ["[2001:db8:1:2::1]:4000", "[2001:db8:1:2::2]:4000"] {
+            let client = limits.key_of(&from(peer)).unwrap();
+            assert!(rate.admit(client, now).is_ok(), "{peer}");
+        }
+        let third = limits.key_of(&from("[2001:db8:1:2::3]:4000")).unwrap();
+        assert!(rate.admit(third, now).is_err(), "the /64's budget is spent");
+        let other = limits.key_of(&from("[2001:db8:1:3::1]:4000")).unwrap();
+        assert!(rate.admit(other, now).is_ok(), "another /64");
+
+        let _first = limits.open_stream(&from("[2001:db8:1:2::1]:4000"));
+        let _second = limits.open_stream(&from("[2001:db8:1:2::a]:4000"));
+        assert!(limits.open_stream(&from("[2001:db8:1:2::b]:4000")).is_err());
+        assert!(limits.open_stream(&from("[2001:db8:1:3::b]:4000")).is_ok());
+    }
+
+    #[test]
     fn a_bucket_allows_its_burst_then_one_token_per_refill_period() {
         let limiter = RateLimiter::new(6);
         let start = Instant::now();
-        let client = ip("192.0.2.1");
+        let client = key("192.0.2.1");
         for _ in 0..6 {
             assert!(limiter.admit(client, start).is_ok());
         }
         let wait = limiter.admit(client, start).unwrap_err();
         assert_eq!(wait, Duration::from_secs(10), "6 a minute: one every 10 s");
-        assert!(limiter.admit(ip("192.0.2.2"), start).is_ok(), "per client");
+        assert!(limiter.admit(key("192.0.2.2"), start).is_ok(), "per client");
         assert!(
             limiter
                 .admit(client, start + Duration::from_secs(9))
@@ -453,11 +517,11 @@ mod tests {
     #[test]
     fn a_stream_slot_is_freed_when_its_stream_ends() {
         let slots = StreamSlots::new(2);
-        let client = ip("192.0.2.1");
+        let client = key("192.0.2.1");
         let first = slots.take(client).expect("one");
         let _second = slots.take(client).expect("two");
         assert!(slots.take(client).is_none(), "the cap");
-        assert!(slots.take(ip("192.0.2.2")).is_some(), "per client");
+        assert!(slots.take(key("192.0.2.2")).is_some(), "per client");
         drop(first);
         assert!(slots.take(client).is_some());
     }
