@@ -21,6 +21,7 @@ use actix_web::web::Bytes;
 use actix_web::web::Data;
 use actix_web::{FromRequest, HttpMessage, HttpRequest, HttpResponse, ResponseError};
 use futures_util::{Stream, StreamExt};
+use hashlink::LruCache;
 
 use crate::api::problem::ApiError;
 use crate::config::{ClientIpHeader, HttpSettings, Network};
@@ -29,8 +30,18 @@ use crate::config::{ClientIpHeader, HttpSettings, Network};
 /// clients leave, which a few seconds may see.
 const STREAM_RETRY_AFTER: Duration = Duration::from_secs(5);
 
-/// Buckets kept before the full ones (clients quiet for a minute) are forgotten.
+/// The clients whose buckets are kept: past it, the bucket of the one seen least recently is
+/// forgotten. A forgotten bucket comes back full, which only helps a client that stayed quiet
+/// while this many others came by, or one with this many addresses, which has as many buckets
+/// anyway.
 const BUCKETS_KEPT: usize = 10_000;
+
+/// The clients that may hold streams at once. A client's count cannot be forgotten while it
+/// holds a stream, as a bucket can: forgotten, it would let its client open its whole cap again,
+/// and again. So past this many clients a new one is refused until another closes its last
+/// stream. Each client counted holds a connection open, so an instance runs out of file
+/// descriptors long before it refuses anyone this way.
+const STREAMING_CLIENTS_KEPT: usize = 50_000;
 
 /// The limits of this instance, shared by its workers.
 pub struct Limits {
@@ -48,8 +59,10 @@ impl Limits {
             client_timeout: settings.client_timeout,
             trusted_proxies: settings.trusted_proxies.clone(),
             client_ip_header: settings.client_ip_header,
-            rate: settings.rate_limit_per_min.map(RateLimiter::new),
-            streams: StreamSlots::new(settings.max_streams_per_client),
+            rate: settings
+                .rate_limit_per_min
+                .map(|per_min| RateLimiter::new(per_min, BUCKETS_KEPT)),
+            streams: StreamSlots::new(settings.max_streams_per_client, STREAMING_CLIENTS_KEPT),
         }
     }
 
@@ -87,19 +100,25 @@ impl Limits {
     }
 
     /// Takes one of the client's stream slots, held until the returned slot is dropped; a
-    /// 429 `too_many_streams` when the client holds all of its slots.
+    /// 429 `too_many_streams` when the client holds all of its slots, or when the instance
+    /// counts as many streaming clients as it may.
     pub fn open_stream(&self, request: &HttpRequest) -> Result<Option<StreamSlot>, TooMany> {
         let Some(client) = self.key_of(request) else {
             return Ok(None);
         };
-        self.streams.take(client).map(Some).ok_or_else(|| TooMany {
-            problem: ApiError::new(
-                "too_many_streams",
-                format!(
-                    "This client holds {} open streams, the most it may: close one first.",
-                    self.streams.max
-                ),
+        let detail = match self.streams.take(client) {
+            Ok(slot) => return Ok(Some(slot)),
+            Err(SlotRefused::ClientFull) => format!(
+                "This client holds {} open streams, the most it may: close one first.",
+                self.streams.max
             ),
+            Err(SlotRefused::InstanceFull) => {
+                "This instance serves as many streaming clients as it may: try again later."
+                    .to_owned()
+            }
+        };
+        Err(TooMany {
+            problem: ApiError::new("too_many_streams", detail),
             retry_after: STREAM_RETRY_AFTER,
         })
     }
@@ -199,10 +218,11 @@ impl From<IpAddr> for ClientKey {
     }
 }
 
-/// One token bucket per client: `per_min` tokens, refilled at `per_min` a minute.
+/// One token bucket per client: `per_min` tokens, refilled at `per_min` a minute; the buckets of
+/// the `kept` clients seen most recently.
 struct RateLimiter {
     per_min: u32,
-    buckets: Mutex<HashMap<ClientKey, Bucket>>,
+    buckets: Mutex<LruCache<ClientKey, Bucket>>,
 }
 
 struct Bucket {
@@ -211,10 +231,10 @@ struct Bucket {
 }
 
 impl RateLimiter {
-    fn new(per_min: u32) -> Self {
+    fn new(per_min: u32, kept: usize) -> Self {
         RateLimiter {
             per_min,
-            buckets: Mutex::new(HashMap::new()),
+            buckets: Mutex::new(LruCache::new(kept)),
         }
     }
 
@@ -223,50 +243,63 @@ impl RateLimiter {
         let capacity = f64::from(self.per_min);
         let per_second = capacity / 60.0;
         let mut buckets = self.buckets.lock().unwrap_or_else(PoisonError::into_inner);
-        if buckets.len() >= BUCKETS_KEPT {
-            buckets.retain(|_, bucket| {
-                bucket.tokens + now.duration_since(bucket.updated).as_secs_f64() * per_second
-                    < capacity
-            });
-        }
-        let bucket = buckets.entry(client).or_insert(Bucket {
+        // Taken out and put back: the client becomes the one seen last, and putting a new one
+        // in forgets the one seen least recently.
+        let mut bucket = buckets.remove(&client).unwrap_or(Bucket {
             tokens: capacity,
             updated: now,
         });
         let refilled = now.duration_since(bucket.updated).as_secs_f64() * per_second;
         bucket.tokens = (bucket.tokens + refilled).min(capacity);
         bucket.updated = now;
-        if bucket.tokens >= 1.0 {
+        let admitted = if bucket.tokens >= 1.0 {
             bucket.tokens -= 1.0;
             Ok(())
         } else {
             Err(Duration::from_secs_f64((1.0 - bucket.tokens) / per_second))
-        }
+        };
+        buckets.insert(client, bucket);
+        admitted
     }
 }
 
-/// The streams each client holds open.
+/// The streams each client holds open: at most `max` each, and at most `clients` clients
+/// holding any (see [`STREAMING_CLIENTS_KEPT`]). A client is counted only while it holds one.
 struct StreamSlots {
     max: u32,
+    clients: usize,
     open: Arc<Mutex<HashMap<ClientKey, u32>>>,
 }
 
+/// Why a client gets no stream slot.
+#[derive(Debug, PartialEq, Eq)]
+enum SlotRefused {
+    /// It holds `max`.
+    ClientFull,
+    /// It holds none, and `clients` others hold some.
+    InstanceFull,
+}
+
 impl StreamSlots {
-    fn new(max: u32) -> Self {
+    fn new(max: u32, clients: usize) -> Self {
         StreamSlots {
             max,
+            clients,
             open: Arc::default(),
         }
     }
 
-    fn take(&self, client: ClientKey) -> Option<StreamSlot> {
+    fn take(&self, client: ClientKey) -> Result<StreamSlot, SlotRefused> {
         let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        if !open.contains_key(&client) && open.len() >= self.clients {
+            return Err(SlotRefused::InstanceFull);
+        }
         let held = open.entry(client).or_default();
         if *held >= self.max {
-            return None;
+            return Err(SlotRefused::ClientFull);
         }
         *held += 1;
-        Some(StreamSlot {
+        Ok(StreamSlot {
             client,
             open: Arc::clone(&self.open),
         })
@@ -488,7 +521,7 @@ mod tests {
 
     #[test]
     fn a_bucket_allows_its_burst_then_one_token_per_refill_period() {
-        let limiter = RateLimiter::new(6);
+        let limiter = RateLimiter::new(6, BUCKETS_KEPT);
         let start = Instant::now();
         let client = key("192.0.2.1");
         for _ in 0..6 {
@@ -515,15 +548,54 @@ mod tests {
     }
 
     #[test]
+    fn the_buckets_of_the_clients_seen_least_recently_are_forgotten() {
+        let limiter = RateLimiter::new(1, 2);
+        let now = Instant::now();
+        let (first, second, third) = (key("192.0.2.1"), key("192.0.2.2"), key("192.0.2.3"));
+        for client in [first, second] {
+            assert!(limiter.admit(client, now).is_ok());
+        }
+        assert!(
+            limiter.admit(first, now).is_err(),
+            "seen again: now the latest"
+        );
+        assert!(limiter.admit(third, now).is_ok(), "forgets the second");
+        assert_eq!(limiter.buckets.lock().unwrap().len(), 2, "the bound");
+        assert!(limiter.admit(first, now).is_err(), "kept, still empty");
+        assert!(limiter.admit(second, now).is_ok(), "forgotten: full again");
+    }
+
+    #[test]
     fn a_stream_slot_is_freed_when_its_stream_ends() {
-        let slots = StreamSlots::new(2);
+        let slots = StreamSlots::new(2, STREAMING_CLIENTS_KEPT);
         let client = key("192.0.2.1");
         let first = slots.take(client).expect("one");
         let _second = slots.take(client).expect("two");
-        assert!(slots.take(client).is_none(), "the cap");
-        assert!(slots.take(key("192.0.2.2")).is_some(), "per client");
+        assert_eq!(slots.take(client).err(), Some(SlotRefused::ClientFull));
+        assert!(slots.take(key("192.0.2.2")).is_ok(), "per client");
         drop(first);
-        assert!(slots.take(client).is_some());
+        assert!(slots.take(client).is_ok());
+    }
+
+    #[test]
+    fn past_its_bound_of_clients_a_new_one_gets_no_slot_until_one_leaves() {
+        // Forgetting a client that holds streams would let it open its cap again: it is refused
+        // instead, and those who hold slots keep them.
+        let slots = StreamSlots::new(2, 2);
+        let first = slots.take(key("192.0.2.1")).expect("first client");
+        let _second = slots.take(key("192.0.2.2")).expect("second client");
+        let third = key("192.0.2.3");
+        assert_eq!(slots.take(third).err(), Some(SlotRefused::InstanceFull));
+        assert!(
+            slots.take(key("192.0.2.1")).is_ok(),
+            "a counted client may go on"
+        );
+        assert_eq!(slots.open.lock().unwrap().len(), 2, "the bound");
+        drop(first);
+        assert!(
+            slots.take(third).is_ok(),
+            "the first closed its last stream"
+        );
     }
 
     #[test]
