@@ -1,6 +1,6 @@
 //! What one client may ask of an instance: who the client is (its address, or the one a trusted
-//! proxy forwards in the one header the operator names; an IPv6 client is its /64), the rate of
-//! game creations and joins, and the streams it holds open. The counts themselves, and their
+//! proxy forwards in the one header the operator names; an IPv6 client is its /64), its budgets
+//! of game creations and joins and of expensive reads, and the streams it holds open. The counts themselves, and their
 //! bounds, are in [`counters`].
 //!
 //! Every count lives in this instance's memory: behind a load balancer, each instance counts on
@@ -39,7 +39,8 @@ pub struct Limits {
     client_timeout: Duration,
     trusted_proxies: Vec<Network>,
     client_ip_header: ClientIpHeader,
-    rate: Option<RateLimiter>,
+    writes: Option<RateLimiter>,
+    expensive_reads: Option<RateLimiter>,
     streams: StreamSlots,
 }
 
@@ -50,18 +51,16 @@ impl Limits {
             client_timeout: settings.client_timeout,
             trusted_proxies: settings.trusted_proxies.clone(),
             client_ip_header: settings.client_ip_header,
-            rate: settings
-                .rate_limit_per_min
-                .map(|per_min| RateLimiter::new(per_min, BUCKETS_KEPT)),
+            writes: settings.writes_per_min.map(budget),
+            expensive_reads: settings.expensive_reads_per_min.map(budget),
             streams: StreamSlots::new(settings.max_streams_per_client, STREAMING_CLIENTS_KEPT),
         }
     }
 
     /// The client's address: the peer's, unless the peer is a trusted proxy, in which case the
     /// nearest address that is not a trusted proxy of the chain in the header the proxies set
-    /// (`GOLF_CLIENT_IP_HEADER`). A chain that names
-    /// no address it can read there leaves the peer's: a proxy that does not say whom it
-    /// forwards for is then counted as one client.
+    /// (`GOLF_CLIENT_IP_HEADER`). A chain that names no address it can read there leaves the
+    /// peer's: a proxy that does not say whom it forwards for is then counted as one client.
     pub fn client_of(&self, request: &HttpRequest) -> Option<IpAddr> {
         let peer = request.peer_addr()?.ip().to_canonical();
         if !self.is_trusted(peer) {
@@ -209,35 +208,88 @@ impl From<IpAddr> for ClientKey {
     }
 }
 
-/// An extractor that admits a request under the rate limit of game creations and joins, or
-/// answers 429 `rate_limited`. Without [`Limits`] in the app data, everything is admitted.
-pub struct Admitted;
+/// A budget of `per_min` requests a minute per client.
+fn budget(per_min: u32) -> RateLimiter {
+    RateLimiter::new(per_min, BUCKETS_KEPT)
+}
 
-impl FromRequest for Admitted {
+/// The kinds of request that spend a budget of their own. The others spend none: moves, leaves
+/// and cancels need a seat or host token, which a client gets only by creating or joining (which
+/// spends its writes), and views and the lobby are cheap.
+#[derive(Debug, Clone, Copy)]
+enum Budget {
+    /// Game creations and joins: anonymous, and each adds to the database.
+    Writes,
+    /// Exports, audits, replays and log pages: each reads or replays a whole log.
+    ExpensiveReads,
+}
+
+impl Budget {
+    /// The detail of the 429 of a client that spent its `per_min`.
+    fn refusal(self, per_min: u32) -> String {
+        match self {
+            Budget::Writes => {
+                format!("This client may create or join {per_min} games a minute: try again later.")
+            }
+            Budget::ExpensiveReads => format!(
+                "This client may ask for {per_min} exports, audits, replays and log pages a \
+                 minute: try again later."
+            ),
+        }
+    }
+}
+
+impl Limits {
+    /// Spends one of the client's requests of `budget`, or a 429 `rate_limited` saying how
+    /// long until one is back.
+    fn spend(&self, budget: Budget, request: &HttpRequest) -> Result<(), TooMany> {
+        let limiter = match budget {
+            Budget::Writes => &self.writes,
+            Budget::ExpensiveReads => &self.expensive_reads,
+        };
+        let (Some(limiter), Some(client)) = (limiter, self.key_of(request)) else {
+            return Ok(());
+        };
+        limiter
+            .admit(client, Instant::now())
+            .map_err(|wait| TooMany {
+                problem: ApiError::new("rate_limited", budget.refusal(limiter.per_min)),
+                retry_after: wait,
+            })
+    }
+}
+
+/// Spends one request of `budget` for `request`; without [`Limits`] in the app data, nothing.
+fn spend(request: &HttpRequest, budget: Budget) -> Result<(), TooMany> {
+    match request.app_data::<Data<Limits>>() {
+        Some(limits) => limits.spend(budget, request),
+        None => Ok(()),
+    }
+}
+
+/// An extractor that admits a game creation or a join under the client's budget of writes
+/// (`GOLF_RATE_LIMIT_PER_MIN`), or answers 429 `rate_limited`.
+pub struct WriteAdmitted;
+
+impl FromRequest for WriteAdmitted {
     type Error = TooMany;
     type Future = Ready<Result<Self, TooMany>>;
 
     fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let Some(limits) = request.app_data::<Data<Limits>>() else {
-            return ready(Ok(Admitted));
-        };
-        let (Some(rate), Some(client)) = (&limits.rate, limits.key_of(request)) else {
-            return ready(Ok(Admitted));
-        };
-        ready(
-            rate.admit(client, Instant::now())
-                .map(|()| Admitted)
-                .map_err(|wait| TooMany {
-                    problem: ApiError::new(
-                        "rate_limited",
-                        format!(
-                            "This client may create or join {} games a minute: try again later.",
-                            rate.per_min
-                        ),
-                    ),
-                    retry_after: wait,
-                }),
-        )
+        ready(spend(request, Budget::Writes).map(|()| WriteAdmitted))
+    }
+}
+
+/// An extractor that admits an export, an audit, a replay or a log page under the client's
+/// budget of expensive reads (`GOLF_READ_RATE_LIMIT_PER_MIN`), or answers 429 `rate_limited`.
+pub struct ReadAdmitted;
+
+impl FromRequest for ReadAdmitted {
+    type Error = TooMany;
+    type Future = Ready<Result<Self, TooMany>>;
+
+    fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
+        ready(spend(request, Budget::ExpensiveReads).map(|()| ReadAdmitted))
     }
 }
 
@@ -382,12 +434,12 @@ mod tests {
     #[test]
     fn the_addresses_of_one_64_share_its_budget_and_its_streams() {
         let limits = Limits::new(&HttpSettings {
-            rate_limit_per_min: Some(2),
+            writes_per_min: Some(2),
             max_streams_per_client: 2,
             ..HttpSettings::default()
         });
         let from = |peer: &str| request(peer, &[]);
-        let rate = limits.rate.as_ref().unwrap();
+        let rate = limits.writes.as_ref().unwrap();
         let now = Instant::now();
         for peer in ["[2001:db8:1:2::1]:4000", "[2001:db8:1:2::2]:4000"] {
             let client = limits.key_of(&from(peer)).unwrap();

@@ -7,7 +7,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::api::http::{bearer, parse_body, private, read_body};
-use crate::api::limits::Admitted;
+use crate::api::limits::WriteAdmitted;
 use crate::api::problem::{ApiError, Problem};
 use crate::api::{AppState, docs};
 use crate::engine::BotKind;
@@ -50,7 +50,7 @@ pub struct JoinBody {
 )]
 #[post("/v1/games/{id}/players")]
 pub async fn join_game(
-    _: Admitted,
+    _: WriteAdmitted,
     state: Data<AppState>,
     request: HttpRequest,
     id: Path<Uuid>,
