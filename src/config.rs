@@ -60,13 +60,20 @@ pub struct Config {
 /// behind a load balancer, a client may get as much from each instance.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HttpSettings {
-    /// `GOLF_RATE_LIMIT_PER_MIN`: game creations and joins a client address may make per minute
-    /// (and at once); `None`, the default, sets no limit.
-    pub rate_limit_per_min: Option<u32>,
+    /// `GOLF_RATE_LIMIT_PER_MIN`: the anonymous writes (game creations and joins) a client may
+    /// make per minute (and at once); [`DEFAULT_WRITES_PER_MIN`] unless set, `None` (set to 0)
+    /// for no limit.
+    pub writes_per_min: Option<u32>,
+    /// `GOLF_READ_RATE_LIMIT_PER_MIN`: the expensive reads (exports, audits, replays, log pages)
+    /// a client may make per minute (and at once); [`DEFAULT_EXPENSIVE_READS_PER_MIN`] unless
+    /// set, `None` (set to 0) for no limit.
+    pub expensive_reads_per_min: Option<u32>,
     /// `GOLF_MAX_STREAMS_PER_CLIENT`: live streams one client address may hold open at once.
     pub max_streams_per_client: u32,
-    /// `GOLF_TRUSTED_PROXIES`: the proxies whose `Forwarded` / `X-Forwarded-For` name the client.
+    /// `GOLF_TRUSTED_PROXIES`: the proxies whose forwarding header names the client.
     pub trusted_proxies: Vec<Network>,
+    /// `GOLF_CLIENT_IP_HEADER`: the header the trusted proxies set; the other one is ignored.
+    pub client_ip_header: ClientIpHeader,
     /// `GOLF_CORS_ORIGINS`: the origins browsers may call the API from; none by default.
     pub cors_origins: Vec<String>,
     /// `GOLF_CLIENT_TIMEOUT_MS`: how long a client has to send a request's head, and then its
@@ -79,9 +86,11 @@ pub struct HttpSettings {
 impl Default for HttpSettings {
     fn default() -> Self {
         HttpSettings {
-            rate_limit_per_min: None,
+            writes_per_min: Some(DEFAULT_WRITES_PER_MIN),
+            expensive_reads_per_min: Some(DEFAULT_EXPENSIVE_READS_PER_MIN),
             max_streams_per_client: DEFAULT_MAX_STREAMS_PER_CLIENT,
             trusted_proxies: Vec::new(),
+            client_ip_header: ClientIpHeader::XForwardedFor,
             cors_origins: Vec::new(),
             client_timeout: Duration::from_millis(DEFAULT_CLIENT_TIMEOUT_MS.into()),
             keep_alive: Duration::from_millis(DEFAULT_KEEP_ALIVE_MS.into()),
@@ -89,11 +98,34 @@ impl Default for HttpSettings {
     }
 }
 
+/// Game creations and joins a client may make a minute by default: a player makes one every few
+/// minutes, and a class or an office joining at once from one address fits in the burst; a
+/// script creating games in a loop is held to one a second.
+pub const DEFAULT_WRITES_PER_MIN: u32 = 60;
+
+/// Exports, audits, replays and log pages a client may ask for a minute by default: opening a
+/// replay takes an export, an audit and a replay, and dragging its slider one replay per step
+/// passed (a few dozen a second while it moves), which a burst of 600 covers many times over; a
+/// script pulling them in a loop is held to ten a second.
+pub const DEFAULT_EXPENSIVE_READS_PER_MIN: u32 = 600;
+
 /// Open streams a client address may hold by default: a household or an office behind one
 /// address watches a few dozen games at most.
 pub const DEFAULT_MAX_STREAMS_PER_CLIENT: u32 = 100;
 const DEFAULT_CLIENT_TIMEOUT_MS: u32 = 5000;
 const DEFAULT_KEEP_ALIVE_MS: u32 = 5000;
+
+/// The header in which the trusted proxies name the client. Only that one is read: a proxy
+/// passes the other through as the client sent it, so reading it would let a client pick its
+/// own address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientIpHeader {
+    /// `X-Forwarded-For`, the default: what nginx, HAProxy, Caddy, Traefik and cloud load
+    /// balancers append.
+    XForwardedFor,
+    /// `Forwarded` (RFC 7239), its `for=` parameters.
+    Forwarded,
+}
 
 /// An address or a block of addresses (`10.0.0.0/8`, `fd00::/8`, `192.0.2.7`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -257,10 +289,12 @@ fn turn_timeout_s(lookup: &impl Fn(&str) -> Option<String>) -> Result<Option<u32
 }
 
 fn http_settings(lookup: &impl Fn(&str) -> Option<String>) -> Result<HttpSettings, ConfigError> {
-    let rate_limit_per_min = match lookup("GOLF_RATE_LIMIT_PER_MIN") {
-        None => None,
-        Some(_) => Some(parse_number(lookup, "GOLF_RATE_LIMIT_PER_MIN", 0)?),
-    };
+    let writes_per_min = per_minute(lookup, "GOLF_RATE_LIMIT_PER_MIN", DEFAULT_WRITES_PER_MIN)?;
+    let expensive_reads_per_min = per_minute(
+        lookup,
+        "GOLF_READ_RATE_LIMIT_PER_MIN",
+        DEFAULT_EXPENSIVE_READS_PER_MIN,
+    )?;
     let max_streams_per_client = parse_number(
         lookup,
         "GOLF_MAX_STREAMS_PER_CLIENT",
@@ -276,6 +310,7 @@ fn http_settings(lookup: &impl Fn(&str) -> Option<String>) -> Result<HttpSetting
             })
         })
         .collect::<Result<_, _>>()?;
+    let client_ip_header = client_ip_header(lookup)?;
     let cors_origins = list(lookup, "GOLF_CORS_ORIGINS");
     if let Some(bad) = cors_origins.iter().find(|origin| !is_origin(origin)) {
         return Err(ConfigError {
@@ -288,13 +323,52 @@ fn http_settings(lookup: &impl Fn(&str) -> Option<String>) -> Result<HttpSetting
     let client_ms = parse_number(lookup, "GOLF_CLIENT_TIMEOUT_MS", DEFAULT_CLIENT_TIMEOUT_MS)?;
     let keep_alive_ms = parse_number(lookup, "GOLF_KEEP_ALIVE_MS", DEFAULT_KEEP_ALIVE_MS)?;
     Ok(HttpSettings {
-        rate_limit_per_min,
+        writes_per_min,
+        expensive_reads_per_min,
         max_streams_per_client,
         trusted_proxies,
+        client_ip_header,
         cors_origins,
         client_timeout: Duration::from_millis(client_ms.into()),
         keep_alive: Duration::from_millis(keep_alive_ms.into()),
     })
+}
+
+fn client_ip_header(
+    lookup: &impl Fn(&str) -> Option<String>,
+) -> Result<ClientIpHeader, ConfigError> {
+    let Some(value) = lookup("GOLF_CLIENT_IP_HEADER") else {
+        return Ok(ClientIpHeader::XForwardedFor);
+    };
+    match value.trim().to_ascii_lowercase().as_str() {
+        "x-forwarded-for" => Ok(ClientIpHeader::XForwardedFor),
+        "forwarded" => Ok(ClientIpHeader::Forwarded),
+        _ => Err(ConfigError {
+            var: "GOLF_CLIENT_IP_HEADER",
+            value,
+            expected: "x-forwarded-for or forwarded",
+        }),
+    }
+}
+
+/// A rate limit: `default` unless set; 0 turns it off (`None`).
+fn per_minute(
+    lookup: &impl Fn(&str) -> Option<String>,
+    var: &'static str,
+    default: u32,
+) -> Result<Option<u32>, ConfigError> {
+    let Some(value) = lookup(var) else {
+        return Ok(Some(default));
+    };
+    match value.parse::<u32>() {
+        Ok(0) => Ok(None),
+        Ok(per_min) => Ok(Some(per_min)),
+        Err(_) => Err(ConfigError {
+            var,
+            value,
+            expected: "a whole number of requests per minute, or 0 for no limit",
+        }),
+    }
 }
 
 /// The items of a comma-separated variable, trimmed, without empty ones.
@@ -470,15 +544,19 @@ mod tests {
     fn the_http_settings_are_read_from_their_variables() {
         let defaults = config_with(&[]).unwrap().http;
         assert_eq!(defaults, HttpSettings::default());
+        assert_eq!(defaults.writes_per_min, Some(DEFAULT_WRITES_PER_MIN));
         assert_eq!(
-            defaults.rate_limit_per_min, None,
-            "no rate limit unless set"
+            defaults.expensive_reads_per_min,
+            Some(DEFAULT_EXPENSIVE_READS_PER_MIN)
         );
         assert!(defaults.cors_origins.is_empty(), "no CORS unless set");
+        assert_eq!(defaults.client_ip_header, ClientIpHeader::XForwardedFor);
         let http = config_with(&[
             ("GOLF_RATE_LIMIT_PER_MIN", "30"),
+            ("GOLF_READ_RATE_LIMIT_PER_MIN", "0"),
             ("GOLF_MAX_STREAMS_PER_CLIENT", "4"),
             ("GOLF_TRUSTED_PROXIES", " 10.0.0.0/8, 192.0.2.7 ,fd00::/8"),
+            ("GOLF_CLIENT_IP_HEADER", "Forwarded"),
             (
                 "GOLF_CORS_ORIGINS",
                 "https://golf.example.org, http://localhost:3000",
@@ -487,19 +565,23 @@ mod tests {
         ])
         .unwrap()
         .http;
-        assert_eq!(http.rate_limit_per_min, Some(30));
+        assert_eq!(http.writes_per_min, Some(30));
+        assert_eq!(http.expensive_reads_per_min, None, "0 turns it off");
         assert_eq!(http.max_streams_per_client, 4);
         assert_eq!(http.trusted_proxies.len(), 3);
+        assert_eq!(http.client_ip_header, ClientIpHeader::Forwarded);
         assert_eq!(
             http.cors_origins,
             ["https://golf.example.org", "http://localhost:3000"]
         );
         assert_eq!(http.client_timeout, Duration::from_millis(750));
         for (var, bad) in [
-            ("GOLF_RATE_LIMIT_PER_MIN", "0"),
+            ("GOLF_RATE_LIMIT_PER_MIN", "-1"),
+            ("GOLF_READ_RATE_LIMIT_PER_MIN", "lots"),
             ("GOLF_MAX_STREAMS_PER_CLIENT", "many"),
             ("GOLF_TRUSTED_PROXIES", "10.0.0.0/33"),
             ("GOLF_TRUSTED_PROXIES", "proxy.local"),
+            ("GOLF_CLIENT_IP_HEADER", "x-real-ip"),
             ("GOLF_CORS_ORIGINS", "*"),
             ("GOLF_CORS_ORIGINS", "https://golf.example.org/play"),
             ("GOLF_KEEP_ALIVE_MS", "-5"),

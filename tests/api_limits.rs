@@ -1,6 +1,7 @@
-//! What one client may ask of an instance, through real HTTP: the rate limit on creations and
-//! joins (per client address, forwarded addresses only from trusted proxies), the cap on open
-//! streams, CORS, and slow clients that never finish a request.
+//! What one client may ask of an instance, through real HTTP: the budgets of creations and
+//! joins and of expensive reads, on by default (per client address, forwarded addresses only
+//! from trusted proxies), the cap on open streams, CORS, and slow clients that never finish a
+//! request.
 
 mod common;
 
@@ -8,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use common::contract::{header, problem, raw};
 use common::{Backend, TestApp, TestDatabase, spawn_app_with};
-use golf_server::config::HttpSettings;
+use golf_server::config::{DEFAULT_EXPENSIVE_READS_PER_MIN, DEFAULT_WRITES_PER_MIN, HttpSettings};
 use golf_server::service::Clock;
 use reqwest::Method;
 use serde_json::json;
@@ -39,7 +40,7 @@ async fn creations_and_joins_over_the_rate_limit_are_429_with_retry_after(backen
     // Three a minute: a creation and two joins pass, the fourth is refused with Retry-After,
     // and nothing else (views, the lobby) counts.
     let http = HttpSettings {
-        rate_limit_per_min: Some(3),
+        writes_per_min: Some(3),
         ..HttpSettings::default()
     };
     let app = app_with(backend, http).await;
@@ -83,7 +84,7 @@ async fn creations_and_joins_over_the_rate_limit_are_429_with_retry_after(backen
 async fn behind_a_trusted_proxy_each_forwarded_client_has_its_own_limit(backend: Backend) {
     // The tests' peer, 127.0.0.1, is the trusted proxy here: the forwarded addresses count.
     let http = HttpSettings {
-        rate_limit_per_min: Some(2),
+        writes_per_min: Some(2),
         trusted_proxies: vec!["127.0.0.1".parse().unwrap()],
         ..HttpSettings::default()
     };
@@ -101,15 +102,99 @@ async fn behind_a_trusted_proxy_each_forwarded_client_has_its_own_limit(backend:
     let spoofed = create(&app, Some("203.0.113.1, 198.51.100.7")).await;
     problem(spoofed, 429, "rate_limited").await;
     assert_eq!(create(&app, Some("198.51.100.8")).await.status(), 201);
-    let forwarded = raw(
-        &app,
-        Method::POST,
-        "/v1/games",
-        Some(r#"{"seats": 2}"#),
-        &[("forwarded", "for=\"[2001:db8::7]:4711\";proto=https")],
-    )
+    // The proxy sets X-Forwarded-For and passes the client's own Forwarded through: a Forwarded
+    // that names another address does not make another client.
+    for spoofed in [
+        "for=198.51.100.99",
+        "for=\"[2001:db8::7]:4711\";proto=https",
+    ] {
+        let refused = raw(
+            &app,
+            Method::POST,
+            "/v1/games",
+            Some(r#"{"seats": 2}"#),
+            &[("forwarded", spoofed), ("x-forwarded-for", "198.51.100.7")],
+        )
+        .await;
+        problem(refused, 429, "rate_limited").await;
+    }
+}
+
+/// Sends requests with `send` until one is refused, expecting `budget` to be admitted first, and
+/// as many more as the bucket refilled meanwhile (`budget` a minute): checks that the refusal is
+/// `rate_limited` with a `Retry-After`.
+async fn admitted_until_refused<F: Future<Output = reqwest::Response>>(
+    budget: u32,
+    send: impl Fn() -> F,
+) {
+    let started = Instant::now();
+    let mut admitted = 0u32;
+    let refused = loop {
+        let response = send().await;
+        if response.status() == 429 {
+            break response;
+        }
+        admitted += 1;
+        let refilled = started.elapsed().as_secs_f64() * f64::from(budget) / 60.0;
+        assert!(
+            f64::from(admitted) <= f64::from(budget) + refilled.ceil(),
+            "{admitted} admitted: the budget is {budget} a minute"
+        );
+    };
+    assert!(admitted >= budget, "refused after {admitted} of {budget}");
+    assert!(
+        header(refused.headers(), "retry-after")
+            .parse::<u64>()
+            .is_ok()
+    );
+    problem(refused, 429, "rate_limited").await;
+}
+
+#[tokio::test]
+async fn by_default_each_client_has_a_budget_of_creations_and_of_expensive_reads() {
+    // The tests' peer is a trusted proxy, so that two clients can be told apart.
+    let http = HttpSettings {
+        trusted_proxies: vec!["127.0.0.1".parse().unwrap()],
+        ..HttpSettings::default()
+    };
+    let app = app_with(Backend::Sqlite, http).await;
+    let (id, _) = app.create_game(json!({"seats": 2, "holes": 1})).await;
+    let (client, other) = (Some("198.51.100.7"), Some("198.51.100.8"));
+    admitted_until_refused(DEFAULT_WRITES_PER_MIN, || create(&app, client)).await;
+    assert_eq!(create(&app, other).await.status(), 201, "another client");
+
+    // An export of a game not finished is refused (409), yet it is asked for, and counts.
+    let get = |path: String, client: &'static str| {
+        let app = &app;
+        async move {
+            raw(
+                app,
+                Method::GET,
+                &path,
+                None,
+                &[("x-forwarded-for", client)],
+            )
+            .await
+        }
+    };
+    let export = format!("/v1/games/{id}/export");
+    admitted_until_refused(DEFAULT_EXPENSIVE_READS_PER_MIN, || {
+        get(export.clone(), "198.51.100.7")
+    })
     .await;
-    assert_eq!(forwarded.status(), 201);
+    for expensive in ["export", "audit", "replay/1", "events"] {
+        let path = format!("/v1/games/{id}/{expensive}");
+        let refused = get(path.clone(), "198.51.100.7").await;
+        problem(refused, 429, "rate_limited").await;
+        assert_ne!(
+            get(path, "198.51.100.8").await.status(),
+            429,
+            "another client"
+        );
+    }
+    // Views are no expensive reads.
+    let view = get(format!("/v1/games/{id}"), "198.51.100.7").await;
+    assert_eq!(view.status(), 200);
 }
 
 async fn streams_over_the_per_client_cap_are_429_until_one_closes(backend: Backend) {

@@ -6,6 +6,7 @@ use actix_web::{HttpRequest, HttpResponse, get};
 use uuid::Uuid;
 
 use crate::api::http::bearer;
+use crate::api::limits::ReadAdmitted;
 use crate::api::problem::ApiError;
 use crate::api::{AppState, docs};
 
@@ -19,11 +20,13 @@ use crate::api::{AppState, docs};
         docs::AuditShown,
         docs::Unauthorized,
         docs::NoSuchGame,
+        docs::ReadsRateLimited,
         docs::DatabaseFailures,
     )
 )]
 #[get("/v1/games/{id}/audit")]
 pub async fn audit(
+    _: ReadAdmitted,
     state: Data<AppState>,
     request: HttpRequest,
     id: Path<Uuid>,

@@ -260,13 +260,13 @@ pub const CODES: &[ProblemCode] = &[
     code(
         "rate_limited",
         429,
-        "This client address created or joined too many games in the last minute (only when the instance sets `GOLF_RATE_LIMIT_PER_MIN`); `Retry-After` says when a token is back.",
+        "This client (its address, or its IPv6 /64) spent its budget for the minute: of game creations and joins (`GOLF_RATE_LIMIT_PER_MIN`), or of exports, audits, replays and log pages (`GOLF_READ_RATE_LIMIT_PER_MIN`); `Retry-After` says when a request is allowed again.",
         RetryLater,
     ),
     code(
         "too_many_streams",
         429,
-        "This client address holds as many open streams as it may (`GOLF_MAX_STREAMS_PER_CLIENT`); close one, or retry after `Retry-After`.",
+        "This client holds as many open streams as it may (`GOLF_MAX_STREAMS_PER_CLIENT`), or the instance serves as many streaming clients as it may; close one, or retry after `Retry-After`.",
         RetryLater,
     ),
     code(

@@ -18,7 +18,8 @@ use crate::service::{Audit, CreatedGame, EventsPage, Joined, LobbyPage, ServiceE
 mod problems;
 
 pub use problems::{
-    BodyProblems, DatabaseFailures, NoSuchGame, RateLimited, TooManyStreams, Unauthorized,
+    BodyProblems, DatabaseFailures, NoSuchGame, RateLimited, ReadsRateLimited, TooManyStreams,
+    Unauthorized,
 };
 
 /// The description of the `If-None-Match` request header of the views.

@@ -6,6 +6,7 @@ use actix_web::{HttpRequest, HttpResponse, get};
 use uuid::Uuid;
 
 use crate::api::http::{bearer, etag, none_match};
+use crate::api::limits::ReadAdmitted;
 use crate::api::problem::ApiError;
 use crate::api::{AppState, docs};
 
@@ -24,11 +25,13 @@ use crate::api::{AppState, docs};
         docs::LogExported,
         docs::Unauthorized,
         docs::NoSuchGame,
+        docs::ReadsRateLimited,
         docs::DatabaseFailures,
     )
 )]
 #[get("/v1/games/{id}/export")]
 pub async fn export_log(
+    _: ReadAdmitted,
     state: Data<AppState>,
     request: HttpRequest,
     id: Path<Uuid>,

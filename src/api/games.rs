@@ -11,7 +11,7 @@ use crate::api::http::{
     Privacy, answer_response, bearer, client_scope, idempotency_key, parse_body, read_body,
     view_response, with_location,
 };
-use crate::api::limits::Admitted;
+use crate::api::limits::WriteAdmitted;
 use crate::api::problem::{ApiError, Problem};
 use crate::api::{AppState, docs};
 use crate::engine::{RulesInput, Status};
@@ -80,7 +80,7 @@ pub struct LobbyQuery {
 )]
 #[post("/v1/games")]
 pub async fn create_game(
-    _: Admitted,
+    _: WriteAdmitted,
     state: Data<AppState>,
     request: HttpRequest,
     body: Result<Bytes, actix_web::Error>,

@@ -1,14 +1,14 @@
 //! What one client may ask of an instance: who the client is (its address, or the one a trusted
-//! proxy forwards), the rate of game creations and joins, and the streams it holds open.
+//! proxy forwards in the one header the operator names; an IPv6 client is its /64), its budgets
+//! of game creations and joins and of expensive reads, and the streams it holds open. The counts themselves, and their
+//! bounds, are in [`counters`].
 //!
 //! Every count lives in this instance's memory: behind a load balancer, each instance counts on
 //! its own.
 
-use std::collections::HashMap;
 use std::future::{Ready, ready};
-use std::net::IpAddr;
+use std::net::{IpAddr, Ipv6Addr};
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use actix_web::body::MessageBody;
@@ -23,20 +23,24 @@ use actix_web::{FromRequest, HttpMessage, HttpRequest, HttpResponse, ResponseErr
 use futures_util::{Stream, StreamExt};
 
 use crate::api::problem::ApiError;
-use crate::config::{HttpSettings, Network};
+use crate::config::{ClientIpHeader, HttpSettings, Network};
+
+mod counters;
+
+pub use counters::StreamSlot;
+use counters::{BUCKETS_KEPT, RateLimiter, STREAMING_CLIENTS_KEPT, SlotRefused, StreamSlots};
 
 /// When a client over its stream cap may try again: streams end when games do, or when their
 /// clients leave, which a few seconds may see.
 const STREAM_RETRY_AFTER: Duration = Duration::from_secs(5);
 
-/// Buckets kept before the full ones (clients quiet for a minute) are forgotten.
-const BUCKETS_KEPT: usize = 10_000;
-
 /// The limits of this instance, shared by its workers.
 pub struct Limits {
     client_timeout: Duration,
     trusted_proxies: Vec<Network>,
-    rate: Option<RateLimiter>,
+    client_ip_header: ClientIpHeader,
+    writes: Option<RateLimiter>,
+    expensive_reads: Option<RateLimiter>,
     streams: StreamSlots,
 }
 
@@ -46,22 +50,27 @@ impl Limits {
         Limits {
             client_timeout: settings.client_timeout,
             trusted_proxies: settings.trusted_proxies.clone(),
-            rate: settings.rate_limit_per_min.map(RateLimiter::new),
-            streams: StreamSlots::new(settings.max_streams_per_client),
+            client_ip_header: settings.client_ip_header,
+            writes: settings.writes_per_min.map(budget),
+            expensive_reads: settings.expensive_reads_per_min.map(budget),
+            streams: StreamSlots::new(settings.max_streams_per_client, STREAMING_CLIENTS_KEPT),
         }
     }
 
     /// The client's address: the peer's, unless the peer is a trusted proxy, in which case the
-    /// nearest address of the forwarding chain that is not a trusted proxy. A chain that names
-    /// no address it can read there leaves the peer's: a proxy that does not say whom it
-    /// forwards for is then counted as one client.
+    /// nearest address that is not a trusted proxy of the chain in the header the proxies set
+    /// (`GOLF_CLIENT_IP_HEADER`). A chain that names no address it can read there leaves the
+    /// peer's: a proxy that does not say whom it forwards for is then counted as one client.
     pub fn client_of(&self, request: &HttpRequest) -> Option<IpAddr> {
         let peer = request.peer_addr()?.ip().to_canonical();
         if !self.is_trusted(peer) {
             return Some(peer);
         }
         let mut client = peer;
-        for hop in forwarded_chain(request).into_iter().rev() {
+        for hop in forwarded_chain(request, self.client_ip_header)
+            .into_iter()
+            .rev()
+        {
             match hop {
                 Some(hop) if self.is_trusted(hop) => client = hop,
                 Some(hop) => return Some(hop),
@@ -71,24 +80,35 @@ impl Limits {
         Some(client)
     }
 
+    /// What the client's limits are counted by: see [`ClientKey`].
+    fn key_of(&self, request: &HttpRequest) -> Option<ClientKey> {
+        self.client_of(request).map(ClientKey::from)
+    }
+
     fn is_trusted(&self, ip: IpAddr) -> bool {
         self.trusted_proxies.iter().any(|net| net.contains(ip))
     }
 
     /// Takes one of the client's stream slots, held until the returned slot is dropped; a
-    /// 429 `too_many_streams` when the client holds all of its slots.
+    /// 429 `too_many_streams` when the client holds all of its slots, or when the instance
+    /// counts as many streaming clients as it may.
     pub fn open_stream(&self, request: &HttpRequest) -> Result<Option<StreamSlot>, TooMany> {
-        let Some(client) = self.client_of(request) else {
+        let Some(client) = self.key_of(request) else {
             return Ok(None);
         };
-        self.streams.take(client).map(Some).ok_or_else(|| TooMany {
-            problem: ApiError::new(
-                "too_many_streams",
-                format!(
-                    "This client holds {} open streams, the most it may: close one first.",
-                    self.streams.max
-                ),
+        let detail = match self.streams.take(client) {
+            Ok(slot) => return Ok(Some(slot)),
+            Err(SlotRefused::ClientFull) => format!(
+                "This client holds {} open streams, the most it may: close one first.",
+                self.streams.max
             ),
+            Err(SlotRefused::InstanceFull) => {
+                "This instance serves as many streaming clients as it may: try again later."
+                    .to_owned()
+            }
+        };
+        Err(TooMany {
+            problem: ApiError::new("too_many_streams", detail),
             retry_after: STREAM_RETRY_AFTER,
         })
     }
@@ -126,30 +146,30 @@ fn body_timed_out() -> PayloadError {
     ))
 }
 
-/// The addresses of `Forwarded` (RFC 7239, its `for=`), or else of `X-Forwarded-For`, from the
-/// client's end to the nearest proxy; `None` for an entry that is no address (`unknown`, an
-/// obfuscated name, garbage).
-fn forwarded_chain(request: &HttpRequest) -> Vec<Option<IpAddr>> {
+/// The addresses of the chain in `source` (`Forwarded`'s `for=` of RFC 7239, or
+/// `X-Forwarded-For`), from the client's end to the nearest proxy; `None` for an entry that is no
+/// address (`unknown`, an obfuscated name, garbage). The other header is never read: proxies pass
+/// it through as the client wrote it.
+fn forwarded_chain(request: &HttpRequest, source: ClientIpHeader) -> Vec<Option<IpAddr>> {
     let headers = request.headers();
-    let forwarded: Vec<_> = headers
-        .get_all(header::FORWARDED)
-        .flat_map(|value| value.to_str().unwrap_or("for=unknown").split(','))
-        .map(|element| {
-            element
-                .split(';')
-                .filter_map(|pair| pair.split_once('='))
-                .find(|(name, _)| name.trim().eq_ignore_ascii_case("for"))
-                .and_then(|(_, value)| node_address(value))
-        })
-        .collect();
-    if !forwarded.is_empty() {
-        return forwarded;
+    match source {
+        ClientIpHeader::Forwarded => headers
+            .get_all(header::FORWARDED)
+            .flat_map(|value| value.to_str().unwrap_or("for=unknown").split(','))
+            .map(|element| {
+                element
+                    .split(';')
+                    .filter_map(|pair| pair.split_once('='))
+                    .find(|(name, _)| name.trim().eq_ignore_ascii_case("for"))
+                    .and_then(|(_, value)| node_address(value))
+            })
+            .collect(),
+        ClientIpHeader::XForwardedFor => headers
+            .get_all("x-forwarded-for")
+            .flat_map(|value| value.to_str().unwrap_or("unknown").split(','))
+            .map(node_address)
+            .collect(),
     }
-    headers
-        .get_all("x-forwarded-for")
-        .flat_map(|value| value.to_str().unwrap_or("unknown").split(','))
-        .map(node_address)
-        .collect()
 }
 
 /// The address of a node: `192.0.2.1`, `192.0.2.1:4711`, `"[2001:db8::1]:4711"`, `2001:db8::1`.
@@ -170,127 +190,106 @@ fn node_address(text: &str) -> Option<IpAddr> {
         .map(|ip| ip.to_canonical())
 }
 
-/// One token bucket per client address: `per_min` tokens, refilled at `per_min` a minute.
-struct RateLimiter {
-    per_min: u32,
-    buckets: Mutex<HashMap<IpAddr, Bucket>>,
-}
+/// Who the limits count: an IPv4 address, or the /64 of an IPv6 one (an IPv4 address mapped
+/// into IPv6 counts as the IPv4 one). A host or a subscriber line gets a whole /64 and may use
+/// any address of it, so counting single IPv6 addresses would give it 2^64 budgets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ClientKey(IpAddr);
 
-struct Bucket {
-    tokens: f64,
-    updated: Instant,
-}
-
-impl RateLimiter {
-    fn new(per_min: u32) -> Self {
-        RateLimiter {
-            per_min,
-            buckets: Mutex::new(HashMap::new()),
-        }
-    }
-
-    /// Takes a token of `client`'s bucket, or says how long until one is there.
-    fn admit(&self, client: IpAddr, now: Instant) -> Result<(), Duration> {
-        let capacity = f64::from(self.per_min);
-        let per_second = capacity / 60.0;
-        let mut buckets = self.buckets.lock().unwrap_or_else(PoisonError::into_inner);
-        if buckets.len() >= BUCKETS_KEPT {
-            buckets.retain(|_, bucket| {
-                bucket.tokens + now.duration_since(bucket.updated).as_secs_f64() * per_second
-                    < capacity
-            });
-        }
-        let bucket = buckets.entry(client).or_insert(Bucket {
-            tokens: capacity,
-            updated: now,
-        });
-        let refilled = now.duration_since(bucket.updated).as_secs_f64() * per_second;
-        bucket.tokens = (bucket.tokens + refilled).min(capacity);
-        bucket.updated = now;
-        if bucket.tokens >= 1.0 {
-            bucket.tokens -= 1.0;
-            Ok(())
-        } else {
-            Err(Duration::from_secs_f64((1.0 - bucket.tokens) / per_second))
-        }
-    }
-}
-
-/// The streams each client address holds open.
-struct StreamSlots {
-    max: u32,
-    open: Arc<Mutex<HashMap<IpAddr, u32>>>,
-}
-
-impl StreamSlots {
-    fn new(max: u32) -> Self {
-        StreamSlots {
-            max,
-            open: Arc::default(),
-        }
-    }
-
-    fn take(&self, client: IpAddr) -> Option<StreamSlot> {
-        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
-        let held = open.entry(client).or_default();
-        if *held >= self.max {
-            return None;
-        }
-        *held += 1;
-        Some(StreamSlot {
-            client,
-            open: Arc::clone(&self.open),
-        })
-    }
-}
-
-/// One open stream of a client: dropping it (the stream's end) frees the slot.
-pub struct StreamSlot {
-    client: IpAddr,
-    open: Arc<Mutex<HashMap<IpAddr, u32>>>,
-}
-
-impl Drop for StreamSlot {
-    fn drop(&mut self) {
-        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(held) = open.get_mut(&self.client) {
-            *held -= 1;
-            if *held == 0 {
-                open.remove(&self.client);
+impl From<IpAddr> for ClientKey {
+    fn from(ip: IpAddr) -> Self {
+        match ip.to_canonical() {
+            IpAddr::V6(v6) => {
+                let network = u128::from(v6) & (u128::MAX << 64);
+                ClientKey(IpAddr::V6(Ipv6Addr::from(network)))
             }
+            v4 => ClientKey(v4),
         }
     }
 }
 
-/// An extractor that admits a request under the rate limit of game creations and joins, or
-/// answers 429 `rate_limited`. Without [`Limits`] in the app data, everything is admitted.
-pub struct Admitted;
+/// A budget of `per_min` requests a minute per client.
+fn budget(per_min: u32) -> RateLimiter {
+    RateLimiter::new(per_min, BUCKETS_KEPT)
+}
 
-impl FromRequest for Admitted {
+/// The kinds of request that spend a budget of their own. The others spend none: moves, leaves
+/// and cancels need a seat or host token, which a client gets only by creating or joining (which
+/// spends its writes), and views and the lobby are cheap.
+#[derive(Debug, Clone, Copy)]
+enum Budget {
+    /// Game creations and joins: anonymous, and each adds to the database.
+    Writes,
+    /// Exports, audits, replays and log pages: each reads or replays a whole log.
+    ExpensiveReads,
+}
+
+impl Budget {
+    /// The detail of the 429 of a client that spent its `per_min`.
+    fn refusal(self, per_min: u32) -> String {
+        match self {
+            Budget::Writes => {
+                format!("This client may create or join {per_min} games a minute: try again later.")
+            }
+            Budget::ExpensiveReads => format!(
+                "This client may ask for {per_min} exports, audits, replays and log pages a \
+                 minute: try again later."
+            ),
+        }
+    }
+}
+
+impl Limits {
+    /// Spends one of the client's requests of `budget`, or a 429 `rate_limited` saying how
+    /// long until one is back.
+    fn spend(&self, budget: Budget, request: &HttpRequest) -> Result<(), TooMany> {
+        let limiter = match budget {
+            Budget::Writes => &self.writes,
+            Budget::ExpensiveReads => &self.expensive_reads,
+        };
+        let (Some(limiter), Some(client)) = (limiter, self.key_of(request)) else {
+            return Ok(());
+        };
+        limiter
+            .admit(client, Instant::now())
+            .map_err(|wait| TooMany {
+                problem: ApiError::new("rate_limited", budget.refusal(limiter.per_min)),
+                retry_after: wait,
+            })
+    }
+}
+
+/// Spends one request of `budget` for `request`; without [`Limits`] in the app data, nothing.
+fn spend(request: &HttpRequest, budget: Budget) -> Result<(), TooMany> {
+    match request.app_data::<Data<Limits>>() {
+        Some(limits) => limits.spend(budget, request),
+        None => Ok(()),
+    }
+}
+
+/// An extractor that admits a game creation or a join under the client's budget of writes
+/// (`GOLF_RATE_LIMIT_PER_MIN`), or answers 429 `rate_limited`.
+pub struct WriteAdmitted;
+
+impl FromRequest for WriteAdmitted {
     type Error = TooMany;
     type Future = Ready<Result<Self, TooMany>>;
 
     fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let Some(limits) = request.app_data::<Data<Limits>>() else {
-            return ready(Ok(Admitted));
-        };
-        let (Some(rate), Some(client)) = (&limits.rate, limits.client_of(request)) else {
-            return ready(Ok(Admitted));
-        };
-        ready(
-            rate.admit(client, Instant::now())
-                .map(|()| Admitted)
-                .map_err(|wait| TooMany {
-                    problem: ApiError::new(
-                        "rate_limited",
-                        format!(
-                            "This client may create or join {} games a minute: try again later.",
-                            rate.per_min
-                        ),
-                    ),
-                    retry_after: wait,
-                }),
-        )
+        ready(spend(request, Budget::Writes).map(|()| WriteAdmitted))
+    }
+}
+
+/// An extractor that admits an export, an audit, a replay or a log page under the client's
+/// budget of expensive reads (`GOLF_READ_RATE_LIMIT_PER_MIN`), or answers 429 `rate_limited`.
+pub struct ReadAdmitted;
+
+impl FromRequest for ReadAdmitted {
+    type Error = TooMany;
+    type Future = Ready<Result<Self, TooMany>>;
+
+    fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
+        ready(spend(request, Budget::ExpensiveReads).map(|()| ReadAdmitted))
     }
 }
 
@@ -335,8 +334,13 @@ mod tests {
     use actix_web::test::TestRequest;
 
     fn limits(trusted: &[&str]) -> Limits {
+        limits_reading(trusted, ClientIpHeader::XForwardedFor)
+    }
+
+    fn limits_reading(trusted: &[&str], client_ip_header: ClientIpHeader) -> Limits {
         Limits::new(&HttpSettings {
             trusted_proxies: trusted.iter().map(|net| net.parse().unwrap()).collect(),
+            client_ip_header,
             max_streams_per_client: 2,
             ..HttpSettings::default()
         })
@@ -346,15 +350,20 @@ mod tests {
         text.parse().unwrap()
     }
 
+    fn key(text: &str) -> ClientKey {
+        ip(text).into()
+    }
+
+    fn request(peer: &str, headers: &[(&str, &str)]) -> HttpRequest {
+        let mut request = TestRequest::default().peer_addr(peer.parse().unwrap());
+        for (name, value) in headers {
+            request = request.insert_header((*name, *value));
+        }
+        request.to_http_request()
+    }
+
     #[test]
     fn forwarded_addresses_count_only_from_a_trusted_proxy() {
-        let request = |peer: &str, headers: &[(&str, &str)]| {
-            let mut request = TestRequest::default().peer_addr(peer.parse().unwrap());
-            for (name, value) in headers {
-                request = request.insert_header((*name, *value));
-            }
-            request.to_http_request()
-        };
         let untrusted = limits(&[]);
         let spoofed = request("203.0.113.5:40000", &[("x-forwarded-for", "198.51.100.1")]);
         assert_eq!(untrusted.client_of(&spoofed), Some(ip("203.0.113.5")));
@@ -366,6 +375,31 @@ mod tests {
             &[("x-forwarded-for", "1.2.3.4, 198.51.100.1, 10.0.0.9")],
         );
         assert_eq!(behind.client_of(&chain), Some(ip("198.51.100.1")));
+        let unknown = request("10.0.0.2:40000", &[("x-forwarded-for", "unknown")]);
+        assert_eq!(behind.client_of(&unknown), Some(ip("10.0.0.2")));
+        let bare = request("10.0.0.2:40000", &[]);
+        assert_eq!(behind.client_of(&bare), Some(ip("10.0.0.2")));
+    }
+
+    #[test]
+    fn a_forwarded_header_the_proxy_does_not_set_changes_nothing() {
+        // The proxy appends X-Forwarded-For and passes the client's own Forwarded through.
+        let behind = limits(&["10.0.0.0/8"]);
+        let spoofed = request(
+            "10.0.0.2:40000",
+            &[
+                ("forwarded", "for=192.0.2.60"),
+                ("x-forwarded-for", "198.51.100.1"),
+            ],
+        );
+        assert_eq!(behind.client_of(&spoofed), Some(ip("198.51.100.1")));
+        let only_forwarded = request("10.0.0.2:40000", &[("forwarded", "for=192.0.2.60")]);
+        assert_eq!(behind.client_of(&only_forwarded), Some(ip("10.0.0.2")));
+    }
+
+    #[test]
+    fn behind_a_proxy_that_sets_forwarded_only_forwarded_is_read() {
+        let behind = limits_reading(&["10.0.0.0/8"], ClientIpHeader::Forwarded);
         let forwarded = request(
             "10.0.0.2:40000",
             &[
@@ -381,48 +415,45 @@ mod tests {
         assert_eq!(behind.client_of(&ported), Some(ip("192.0.2.60")));
         let unknown = request("10.0.0.2:40000", &[("forwarded", "for=unknown")]);
         assert_eq!(behind.client_of(&unknown), Some(ip("10.0.0.2")));
-        let bare = request("10.0.0.2:40000", &[]);
-        assert_eq!(behind.client_of(&bare), Some(ip("10.0.0.2")));
+        let spoofed = request("10.0.0.2:40000", &[("x-forwarded-for", "198.51.100.1")]);
+        assert_eq!(behind.client_of(&spoofed), Some(ip("10.0.0.2")));
     }
 
     #[test]
-    fn a_bucket_allows_its_burst_then_one_token_per_refill_period() {
-        let limiter = RateLimiter::new(6);
-        let start = Instant::now();
-        let client = ip("192.0.2.1");
-        for _ in 0..6 {
-            assert!(limiter.admit(client, start).is_ok());
+    fn an_ipv6_client_is_its_64_and_a_mapped_ipv4_one_its_address() {
+        assert_eq!(
+            key("2001:db8:1:2::1"),
+            key("2001:db8:1:2:ffff:ffff:ffff:ffff")
+        );
+        assert_eq!(key("2001:db8:1:2::1"), key("2001:db8:1:2::"));
+        assert_ne!(key("2001:db8:1:2::1"), key("2001:db8:1:3::1"));
+        assert_eq!(key("::ffff:192.0.2.1"), key("192.0.2.1"));
+        assert_ne!(key("192.0.2.1"), key("192.0.2.2"));
+    }
+
+    #[test]
+    fn the_addresses_of_one_64_share_its_budget_and_its_streams() {
+        let limits = Limits::new(&HttpSettings {
+            writes_per_min: Some(2),
+            max_streams_per_client: 2,
+            ..HttpSettings::default()
+        });
+        let from = |peer: &str| request(peer, &[]);
+        let rate = limits.writes.as_ref().unwrap();
+        let now = Instant::now();
+        for peer in ["[2001:db8:1:2::1]:4000", "[2001:db8:1:2::2]:4000"] {
+            let client = limits.key_of(&from(peer)).unwrap();
+            assert!(rate.admit(client, now).is_ok(), "{peer}");
         }
-        let wait = limiter.admit(client, start).unwrap_err();
-        assert_eq!(wait, Duration::from_secs(10), "6 a minute: one every 10 s");
-        assert!(limiter.admit(ip("192.0.2.2"), start).is_ok(), "per client");
-        assert!(
-            limiter
-                .admit(client, start + Duration::from_secs(9))
-                .is_err()
-        );
-        assert!(
-            limiter
-                .admit(client, start + Duration::from_secs(10))
-                .is_ok()
-        );
-        assert!(
-            limiter
-                .admit(client, start + Duration::from_secs(10))
-                .is_err()
-        );
-    }
+        let third = limits.key_of(&from("[2001:db8:1:2::3]:4000")).unwrap();
+        assert!(rate.admit(third, now).is_err(), "the /64's budget is spent");
+        let other = limits.key_of(&from("[2001:db8:1:3::1]:4000")).unwrap();
+        assert!(rate.admit(other, now).is_ok(), "another /64");
 
-    #[test]
-    fn a_stream_slot_is_freed_when_its_stream_ends() {
-        let slots = StreamSlots::new(2);
-        let client = ip("192.0.2.1");
-        let first = slots.take(client).expect("one");
-        let _second = slots.take(client).expect("two");
-        assert!(slots.take(client).is_none(), "the cap");
-        assert!(slots.take(ip("192.0.2.2")).is_some(), "per client");
-        drop(first);
-        assert!(slots.take(client).is_some());
+        let _first = limits.open_stream(&from("[2001:db8:1:2::1]:4000"));
+        let _second = limits.open_stream(&from("[2001:db8:1:2::a]:4000"));
+        assert!(limits.open_stream(&from("[2001:db8:1:2::b]:4000")).is_err());
+        assert!(limits.open_stream(&from("[2001:db8:1:3::b]:4000")).is_ok());
     }
 
     #[test]

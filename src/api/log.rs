@@ -9,6 +9,7 @@ use uuid::Uuid;
 use crate::service::ParsedLater;
 
 use crate::api::http::{Privacy, bearer, private, view_response};
+use crate::api::limits::ReadAdmitted;
 use crate::api::problem::{ApiError, Problem};
 use crate::api::{AppState, docs};
 
@@ -37,11 +38,13 @@ pub struct EventsQuery {
         docs::Unauthorized,
         docs::NoSuchGame,
         (status = 422, description = "out_of_range: limit is not 1 to 1000, or after is negative", body = Problem, content_type = "application/problem+json"),
+        docs::ReadsRateLimited,
         docs::DatabaseFailures,
     )
 )]
 #[get("/v1/games/{id}/events")]
 pub async fn list_events(
+    _: ReadAdmitted,
     state: Data<AppState>,
     request: HttpRequest,
     id: Path<Uuid>,
@@ -70,11 +73,13 @@ pub async fn list_events(
         docs::CallersView,
         docs::Unauthorized,
         (status = 404, description = "not_found: no such game, or no entry with that seq", body = Problem, content_type = "application/problem+json"),
+        docs::ReadsRateLimited,
         docs::DatabaseFailures,
     )
 )]
 #[get("/v1/games/{id}/replay/{seq}")]
 pub async fn replay(
+    _: ReadAdmitted,
     state: Data<AppState>,
     request: HttpRequest,
     path: Path<(Uuid, i64)>,

@@ -8,7 +8,8 @@
 //!   [`audit`] (where the log stands, and whether a finished one checks out),
 //!   [`stream`] (the live log as Server-Sent Events),
 //!   [`health`] (liveness, readiness, metrics);
-//! - [`limits`]: who the client is, its rate of creations and joins, its open streams;
+//! - [`limits`]: who the client is, its budgets of creations and joins and of expensive reads,
+//!   its open streams;
 //! - [`http`]: bodies, tokens, `Idempotency-Key`, `If-Match`, `ETag`, private caching;
 //! - [`problem`]: the one place where failures become problem+json;
 //! - [`docs`]: the shared responses and examples of the OpenAPI document;

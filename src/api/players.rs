@@ -10,7 +10,7 @@ use uuid::Uuid;
 use crate::api::http::{
     answer_response, bearer, client_scope, idempotency_key, parse_body, read_body,
 };
-use crate::api::limits::Admitted;
+use crate::api::limits::WriteAdmitted;
 use crate::api::problem::{ApiError, Problem};
 use crate::api::{AppState, docs};
 use crate::engine::BotKind;
@@ -56,7 +56,7 @@ pub struct JoinBody {
 )]
 #[post("/v1/games/{id}/players")]
 pub async fn join_game(
-    _: Admitted,
+    _: WriteAdmitted,
     state: Data<AppState>,
     request: HttpRequest,
     id: Path<Uuid>,

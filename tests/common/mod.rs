@@ -300,9 +300,12 @@ pub fn test_config(database: &TestDatabase) -> Config {
         // hold some): the tests of the expiry set it.
         waiting_expiry: Duration::from_secs(10 * 365 * 24 * 60 * 60),
         sweep_interval: Duration::from_secs(1),
-        // Every test client comes from 127.0.0.1, and one test holds a thousand streams.
+        // Every test client comes from 127.0.0.1: one test holds a thousand streams, others
+        // create, export and replay games by the hundred. tests/api_limits checks the defaults.
         http: HttpSettings {
             max_streams_per_client: 10_000,
+            writes_per_min: None,
+            expensive_reads_per_min: None,
             ..HttpSettings::default()
         },
     }

@@ -37,6 +37,9 @@ impl ServerProcess {
             .env("DATABASE_URL", database_url)
             .env("GOLF_BIND", "127.0.0.1:0")
             .env("RUST_LOG", "warn,golf_server::commands=info")
+            // Its clients, golf-loadgen among them, all come from 127.0.0.1.
+            .env("GOLF_RATE_LIMIT_PER_MIN", "0")
+            .env("GOLF_READ_RATE_LIMIT_PER_MIN", "0")
             .envs(settings.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

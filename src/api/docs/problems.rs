@@ -12,6 +12,7 @@ use utoipa::{IntoResponses, ToSchema};
 use super::{AUTHENTICATE, DocumentedHeaders, RETRY_AFTER, ResponseMap, responses};
 use crate::api::codes;
 use crate::api::problem::{ApiError, PROBLEM_JSON, Problem};
+use crate::config::{DEFAULT_EXPENSIVE_READS_PER_MIN, DEFAULT_WRITES_PER_MIN};
 
 /// `400`, `408` and `413` of an operation with a JSON body.
 pub struct BodyProblems;
@@ -60,28 +61,51 @@ impl IntoResponses for NoSuchGame {
     }
 }
 
-/// `429` of the operations under the rate limit (game creation and joins), when it is set.
+/// `429` of the anonymous writes (game creation and joins), over the client's budget of them.
 pub struct RateLimited;
 
 impl IntoResponses for RateLimited {
     fn responses() -> ResponseMap {
         let (status, response) = problem(
             catalog_example("rate_limited"),
-            "this client address created or joined too many games of late (only when the \
-             instance sets a rate limit)",
+            &format!(
+                "this client created or joined too many games of late \
+                 (`GOLF_RATE_LIMIT_PER_MIN`: {DEFAULT_WRITES_PER_MIN} a minute unless the \
+                 instance sets another budget, or none)"
+            ),
         );
         responses([(status, response.with(&RETRY_AFTER))])
     }
 }
 
-/// `429` of the stream, when the client holds all of its streams.
+/// `429` of the expensive reads (exports, audits, replays, log pages), over the client's budget
+/// of them.
+pub struct ReadsRateLimited;
+
+impl IntoResponses for ReadsRateLimited {
+    fn responses() -> ResponseMap {
+        let (status, response) = problem(
+            catalog_example("rate_limited"),
+            &format!(
+                "this client asked for too many exports, audits, replays and log pages of late \
+                 (`GOLF_READ_RATE_LIMIT_PER_MIN`: {DEFAULT_EXPENSIVE_READS_PER_MIN} a minute \
+                 unless the instance sets another budget, or none)"
+            ),
+        );
+        responses([(status, response.with(&RETRY_AFTER))])
+    }
+}
+
+/// `429` of the stream, when the client holds all of its streams (or the instance counts as many
+/// streaming clients as it may).
 pub struct TooManyStreams;
 
 impl IntoResponses for TooManyStreams {
     fn responses() -> ResponseMap {
         let (status, response) = problem(
             catalog_example("too_many_streams"),
-            "this client address holds as many open streams as it may",
+            "this client holds as many open streams as it may (or, holding none, finds the \
+             instance serving as many streaming clients as it may)",
         );
         responses([(status, response.with(&RETRY_AFTER))])
     }

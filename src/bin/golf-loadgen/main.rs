@@ -31,6 +31,11 @@ use stats::{Check, Report};
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// Plays games of Golf concurrently against a running golf-server and reports its throughput.
+///
+/// A server holds each client to budgets of creations and joins and of audits by default (60 and
+/// 600 a minute): start the server to be measured with GOLF_RATE_LIMIT_PER_MIN=0 and
+/// GOLF_READ_RATE_LIMIT_PER_MIN=0, as scripts/bench does. A refused request is sent again after
+/// its Retry-After.
 #[derive(Debug, Parser)]
 #[command(name = "golf-loadgen", version)]
 struct Args {
