@@ -118,15 +118,54 @@ pub fn read_body(body: Result<Bytes, actix_web::Error>) -> Result<Bytes, ApiErro
 }
 
 /// Parses a JSON body into its shape: every failure is a 400 `malformed_request`. Every body is
-/// an object: serde would also read a struct from an array of its fields in order.
+/// an object: serde would also read a struct from an array of its fields in order. A number
+/// with an integral value is read as an integer wherever it is ([`integral_floats_as_integers`]).
 pub fn parse_body<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
     if body.iter().find(|byte| !byte.is_ascii_whitespace()) == Some(&b'[') {
         return Err(ApiError::malformed(
             "The body must be a JSON object, not an array.",
         ));
     }
-    serde_json::from_slice(body)
-        .map_err(|error| ApiError::malformed(format!("The body does not parse: {error}")))
+    let does_not_parse =
+        |error: serde_json::Error| ApiError::malformed(format!("The body does not parse: {error}"));
+    let mut value: Value = serde_json::from_slice(body).map_err(does_not_parse)?;
+    integral_floats_as_integers(&mut value);
+    T::deserialize(value).map_err(does_not_parse)
+}
+
+/// Turns every number written with a fraction or an exponent but of integral value (`4.0`,
+/// `1e3`) into the integer it is. JSON Schema counts such a number as an `integer`, so a client
+/// generated from the spec may send one where the schema says integer; serde would refuse it
+/// for an integer field. Fields that take any number read it the same either way.
+fn integral_floats_as_integers(value: &mut Value) {
+    match value {
+        Value::Number(number) => {
+            if let Some(integer) = integer_of(number) {
+                *number = integer;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(integral_floats_as_integers),
+        Value::Object(fields) => fields.values_mut().for_each(integral_floats_as_integers),
+        Value::Null | Value::Bool(_) | Value::String(_) => {}
+    }
+}
+
+/// The integer a float stands for, when it is integral and within `i64` or `u64`.
+fn integer_of(number: &serde_json::Number) -> Option<serde_json::Number> {
+    // 2^63 and 2^64, exactly: the first floats past `i64::MAX` and `u64::MAX`.
+    const I64_END: f64 = 9_223_372_036_854_775_808.0;
+    const U64_END: f64 = 18_446_744_073_709_551_616.0;
+    let float = number.as_f64().filter(|_| number.is_f64())?;
+    if float.fract() != 0.0 {
+        return None;
+    }
+    if (-I64_END..I64_END).contains(&float) {
+        Some((float as i64).into())
+    } else if (0.0..U64_END).contains(&float) {
+        Some((float as u64).into())
+    } else {
+        None
+    }
 }
 
 /// Reads a field that is an object only (not the array of its fields that serde would also
