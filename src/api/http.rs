@@ -223,29 +223,75 @@ pub fn idempotency_key(
         .transpose()
 }
 
-/// The request's `If-Match`. It compares strongly (RFC 9110): a weak tag never matches. A bare
-/// number is taken as the quoted tag it stands for, for people typing it by hand.
+/// The request's `If-Match`: `*`, or a list of entity-tags (RFC 9110) of which a bare number is
+/// taken as the quoted tag it stands for, for people typing it by hand. It compares strongly: a
+/// weak tag never matches. Empty list elements are skipped, as RFC 9110 asks of recipients;
+/// anything else (`null`, `*` within a list, an unquoted word, no tag at all) is a 400, as
+/// [`crate::api::constraints::if_match_pattern`] tells clients.
 pub fn if_match(request: &HttpRequest) -> Result<Option<VersionPrecondition>, ApiError> {
-    let sent = header_text(request, header::IF_MATCH)?;
-    if sent
-        .as_deref()
-        .is_some_and(|sent| sent.split(',').any(|tag| tag.trim().is_empty()))
-    {
-        return Err(ApiError::malformed(
-            "If-Match names no version: send the ETag of a view, or *.",
-        ));
-    }
-    Ok(sent.map(|sent| {
-        let tags: Vec<&str> = sent.split(',').map(str::trim).collect();
-        VersionPrecondition {
-            any: tags.contains(&"*"),
-            versions: tags
-                .iter()
-                .map(|tag| tag.strip_prefix('"').and_then(|t| t.strip_suffix('"')))
-                .zip(&tags)
-                .map(|(quoted, tag)| quoted.unwrap_or(tag).to_owned())
-                .collect(),
+    let Some(sent) = header_text(request, header::IF_MATCH)? else {
+        return Ok(None);
+    };
+    let malformed = || {
+        ApiError::malformed(
+            "If-Match must be *, or a list of ETags such as \"17\" (the ETag of a view).",
+        )
+    };
+    if sent.trim() == "*" {
+        return Ok(Some(VersionPrecondition {
             sent,
+            any: true,
+            versions: Vec::new(),
+        }));
+    }
+    let members: Vec<&str> = sent
+        .split(',')
+        .map(|member| member.trim_matches([' ', '\t']))
+        .filter(|member| !member.is_empty())
+        .collect();
+    if members.is_empty() {
+        return Err(malformed());
+    }
+    let mut versions = Vec::new();
+    for member in members {
+        match tag_member(member).ok_or_else(malformed)? {
+            TagMember::Version(version) => versions.push(version.to_owned()),
+            TagMember::Weak => {}
         }
+    }
+    Ok(Some(VersionPrecondition {
+        sent,
+        any: false,
+        versions,
     }))
+}
+
+/// One member of an `If-Match` list.
+enum TagMember<'a> {
+    /// A strong tag's opaque text, or a bare number.
+    Version(&'a str),
+    /// A weak tag: it never matches under the strong comparison.
+    Weak,
+}
+
+/// Reads `"17"`, `W/"17"` or `17`; `None` for anything else.
+fn tag_member(member: &str) -> Option<TagMember<'_>> {
+    // etagc of RFC 9110: visible ASCII but the double quote (obs-text is not visible ASCII).
+    let opaque = |quoted: &'_ str| -> Option<()> {
+        let inner = quoted.strip_prefix('"')?.strip_suffix('"')?;
+        inner
+            .bytes()
+            .all(|byte| byte.is_ascii_graphic() && byte != b'"')
+            .then_some(())
+    };
+    if let Some(weak) = member.strip_prefix("W/") {
+        return opaque(weak).map(|()| TagMember::Weak);
+    }
+    if opaque(member).is_some() {
+        return Some(TagMember::Version(&member[1..member.len() - 1]));
+    }
+    member
+        .bytes()
+        .all(|byte| byte.is_ascii_digit())
+        .then_some(TagMember::Version(member))
 }

@@ -9,7 +9,7 @@ use uuid::Uuid;
 use crate::api::http::{bearer, parse_body, private, read_body};
 use crate::api::limits::Admitted;
 use crate::api::problem::{ApiError, Problem};
-use crate::api::{AppState, docs};
+use crate::api::{AppState, constraints, docs};
 use crate::engine::BotKind;
 use crate::service::{JoinRequest, ParsedLater};
 
@@ -18,10 +18,12 @@ use crate::service::{JoinRequest, ParsedLater};
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"name": "Ada", "client_seed": "my own entropy"}))]
 pub struct JoinBody {
-    /// 1 to 40 characters after trimming, no control characters.
+    /// See [`constraints::player_name`].
+    #[schema(schema_with = constraints::player_name)]
     pub name: String,
-    /// Up to 64 characters of the player's own entropy for the deals (public).
+    /// See [`constraints::client_seed`].
     #[serde(default)]
+    #[schema(schema_with = constraints::client_seed)]
     pub client_seed: Option<String>,
     /// Seat a bot instead of a person (host token only).
     #[serde(default)]
