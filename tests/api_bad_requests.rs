@@ -372,7 +372,44 @@ async fn unknown_games_entries_and_routes_are_404_not_found(backend: Backend) {
     }
 }
 
+async fn integral_floats_are_integers_as_json_schema_counts_them(backend: Backend) {
+    // `4.0` and `1e0` are integers to JSON Schema, so the spec allows them where it says integer
+    // (schemathesis sent `"seats": 4.0`): the server reads them as 4 and 1. `1.5` stays a 400.
+    let app = spawn_app(backend).await;
+    let body = r#"{"seats": 2.0, "holes": 1e0, "rules": {"max_turns_per_hole": 100.0}}"#;
+    let response = raw(&app, Method::POST, "/v1/games", Some(body), &[]).await;
+    assert_eq!(response.status(), 201);
+    let created: Value = response.json().await.unwrap();
+    assert_eq!(created["seats"], 2, "{created}");
+    assert_eq!(created["holes"], 1, "{created}");
+    assert_eq!(created["rules"]["max_turns_per_hole"], 100, "{created}");
+    let (id, _, seats) = started(&app, json!({"seats": 2, "holes": 1})).await;
+    let token = format!("Bearer {}", seats[0].token);
+    let moves = format!("/v1/games/{id}/moves");
+    let reveal = r#"{"type": "reveal", "positions": [0.0, 4e0]}"#;
+    let response = raw(
+        &app,
+        Method::POST,
+        &moves,
+        Some(reveal),
+        &[("authorization", &token)],
+    )
+    .await;
+    assert_eq!(response.status(), 200);
+    let half = r#"{"type": "flip", "position": 1.5}"#;
+    let response = raw(
+        &app,
+        Method::POST,
+        &moves,
+        Some(half),
+        &[("authorization", &token)],
+    )
+    .await;
+    problem(response, 400, "malformed_request").await;
+}
+
 on_both_backends!(
+    integral_floats_are_integers_as_json_schema_counts_them,
     requests_that_do_not_parse_are_400_malformed_request,
     missing_and_bad_tokens_are_401_unauthorized,
     unknown_games_entries_and_routes_are_404_not_found,

@@ -235,6 +235,32 @@ fn the_validator_of_these_tests_refuses_what_the_schemas_refuse() {
     let mut unhashed = drawn;
     unhashed["hash"] = json!("not hex");
     assert!(!valid(&spec, "LogEntry", &unhashed));
+    // What a client sends is described as the server takes it (the names of the refusals).
+    for (schema, body) in [
+        ("JoinBody", json!({"name": "   "})),
+        ("JoinBody", json!({"name": "A\u{202E}da"})),
+        ("JoinBody", json!({"name": format!(" {} ", "n".repeat(39))})),
+        ("JoinBody", json!({"name": "Ada", "client_seed": "s\u{7}"})),
+        ("CreateGameBody", json!({"seats": 2, "decks": [[""]]})),
+        ("Move", json!({"type": "reveal", "positions": [1, 1]})),
+        ("Move", json!({"type": "pass", "position": 1})),
+    ] {
+        assert!(!valid(&spec, schema, &body), "{schema} {body}");
+    }
+    assert!(valid(
+        &spec,
+        "JoinBody",
+        &json!({"name": " Ada ", "client_seed": "🎲"})
+    ));
+    let deck: Vec<Value> = golf_server::engine::canonical_deck()
+        .iter()
+        .map(|card| json!(card.code()))
+        .collect();
+    assert!(valid(
+        &spec,
+        "CreateGameBody",
+        &json!({"seats": 4.0, "decks": [deck]})
+    ));
 }
 
 /// Every entry of the log as `token`'s holder sees it is a valid LogEntry; returns their types.

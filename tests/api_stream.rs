@@ -361,7 +361,7 @@ async fn bad_requests_are_problems_in_the_order_of_events(backend: Backend) {
     let app = spawn_app(backend).await;
     let (id, _, _) = started_game(&app).await;
     let unknown = "6f1c1a3e-0000-4000-8000-000000000000";
-    let cases: [Refusal; 9] = [
+    let cases: [Refusal; 10] = [
         (unknown, "?after=x", None, None, 404, "not_found"),
         (&id, "?after=x", Some("nope"), None, 401, "unauthorized"),
         (&id, "?token=nope&after=x", None, None, 401, "unauthorized"),
@@ -371,6 +371,8 @@ async fn bad_requests_are_problems_in_the_order_of_events(backend: Backend) {
         (&id, "", None, Some("seven"), 400, "malformed_request"),
         (&id, "?after=-1", None, None, 422, "out_of_range"),
         (&id, "", None, Some("-4"), 422, "out_of_range"),
+        // Out of range even where Last-Event-ID wins, as the spec's `minimum` says.
+        (&id, "?after=-1", None, Some("3"), 422, "out_of_range"),
     ];
     for (game, query, token, last_event_id, status, code) in cases {
         let mut request = app

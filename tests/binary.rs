@@ -360,3 +360,71 @@ async fn sigterm_ends_open_streams_at_once_and_their_token_is_never_logged() {
         "streams are logged with their token masked:\n{logs}"
     );
 }
+
+#[test]
+fn a_request_head_that_does_not_parse_writes_no_error_line() {
+    // actix logs each request head it cannot parse: any client could fill the error log with
+    // them, so they are DEBUG lines, not ERROR ones (off at the default level).
+    let (_dir, mut server) = serve_in_an_empty_directory();
+    let address = server.address();
+    let heads: [&[u8]; 3] = [
+        b"GET / HTTP/1.1\r\nHost: x\r\nBad\x01Header: y\r\n\r\n",
+        b"GARBAGE\r\n\r\n",
+        b"GET /\x1b[31m HTTP/1.1\r\nHost: x\r\n\r\n",
+    ];
+    for head in heads {
+        let mut connection = TcpStream::connect(&address).unwrap();
+        connection.write_all(head).unwrap();
+        let answer = read_response(&mut connection);
+        assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+        // The server closes the connection once it has logged what it could not parse.
+        let mut rest = Vec::new();
+        connection.read_to_end(&mut rest).unwrap();
+    }
+    let (clean_exit, logs) = server.terminate();
+    assert!(clean_exit, "SIGTERM stops the server cleanly:\n{logs}");
+    assert!(!logs.contains(" ERROR "), "an ERROR line:\n{logs}");
+}
+
+#[tokio::test]
+async fn what_a_client_sends_reaches_the_text_log_escaped() {
+    // A field name of a body, quoted in the error's message, holds a newline and an ANSI escape;
+    // a path holds them percent-encoded: neither starts a line of its own in the text log nor
+    // sends an escape sequence to the terminal that shows it.
+    let (_dir, mut server) = serve_in_an_empty_directory();
+    let address = server.address();
+    let client = reqwest::Client::new();
+    let forged = r#"{"seats": 2, "x\nERROR forged line\u001b[31m": 1}"#;
+    let response = client
+        .post(format!("http://{address}/v1/games"))
+        .header("content-type", "application/json")
+        .body(forged)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 400);
+    let response = client
+        .get(format!(
+            "http://{address}/v1/games/%1b[31m%0aERROR%20forged%20path"
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 404);
+
+    let (clean_exit, logs) = server.terminate();
+    assert!(clean_exit, "SIGTERM stops the server cleanly:\n{logs}");
+    assert!(!logs.contains('\u{1b}'), "an escape character:\n{logs}");
+    assert!(
+        !logs.lines().any(|line| line.starts_with("ERROR forged")),
+        "a forged line:\n{logs}"
+    );
+    assert!(
+        logs.contains(r"x\nERROR forged line\u{1b}[31m"),
+        "the field name, escaped:\n{logs}"
+    );
+    assert!(
+        logs.contains("/v1/games/%1b[31m%0aERROR%20forged%20path"),
+        "the path, as sent:\n{logs}"
+    );
+}

@@ -13,7 +13,7 @@ use crate::api::http::{
 };
 use crate::api::limits::WriteAdmitted;
 use crate::api::problem::{ApiError, Problem};
-use crate::api::{AppState, docs};
+use crate::api::{AppState, constraints, docs};
 use crate::engine::{RulesInput, Status};
 use crate::service::{Answer, CreatedGame, IdempotencyKey, NewGameRequest};
 
@@ -35,9 +35,9 @@ pub struct CreateGameBody {
     /// Keep the game out of the lobby (default false); anyone with its id may still join.
     #[serde(default)]
     pub private: bool,
-    /// Explicit deal orders (52 codes each, first card dealt first) for holes 1, 2, ...: the game
-    /// is then marked `stacked`.
+    /// See [`constraints::decks`].
     #[serde(default)]
+    #[schema(schema_with = constraints::decks)]
     pub decks: Option<Vec<Vec<String>>>,
 }
 

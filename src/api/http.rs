@@ -121,15 +121,54 @@ pub fn read_body(body: Result<Bytes, actix_web::Error>) -> Result<Bytes, ApiErro
 }
 
 /// Parses a JSON body into its shape: every failure is a 400 `malformed_request`. Every body is
-/// an object: serde would also read a struct from an array of its fields in order.
+/// an object: serde would also read a struct from an array of its fields in order. A number
+/// with an integral value is read as an integer wherever it is ([`integral_floats_as_integers`]).
 pub fn parse_body<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
     if body.iter().find(|byte| !byte.is_ascii_whitespace()) == Some(&b'[') {
         return Err(ApiError::malformed(
             "The body must be a JSON object, not an array.",
         ));
     }
-    serde_json::from_slice(body)
-        .map_err(|error| ApiError::malformed(format!("The body does not parse: {error}")))
+    let does_not_parse =
+        |error: serde_json::Error| ApiError::malformed(format!("The body does not parse: {error}"));
+    let mut value: Value = serde_json::from_slice(body).map_err(does_not_parse)?;
+    integral_floats_as_integers(&mut value);
+    T::deserialize(value).map_err(does_not_parse)
+}
+
+/// Turns every number written with a fraction or an exponent but of integral value (`4.0`,
+/// `1e3`) into the integer it is. JSON Schema counts such a number as an `integer`, so a client
+/// generated from the spec may send one where the schema says integer; serde would refuse it
+/// for an integer field. Fields that take any number read it the same either way.
+fn integral_floats_as_integers(value: &mut Value) {
+    match value {
+        Value::Number(number) => {
+            if let Some(integer) = integer_of(number) {
+                *number = integer;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(integral_floats_as_integers),
+        Value::Object(fields) => fields.values_mut().for_each(integral_floats_as_integers),
+        Value::Null | Value::Bool(_) | Value::String(_) => {}
+    }
+}
+
+/// The integer a float stands for, when it is integral and within `i64` or `u64`.
+fn integer_of(number: &serde_json::Number) -> Option<serde_json::Number> {
+    // 2^63 and 2^64, exactly: the first floats past `i64::MAX` and `u64::MAX`.
+    const I64_END: f64 = 9_223_372_036_854_775_808.0;
+    const U64_END: f64 = 18_446_744_073_709_551_616.0;
+    let float = number.as_f64().filter(|_| number.is_f64())?;
+    if float.fract() != 0.0 {
+        return None;
+    }
+    if (-I64_END..I64_END).contains(&float) {
+        Some((float as i64).into())
+    } else if (0.0..U64_END).contains(&float) {
+        Some((float as u64).into())
+    } else {
+        None
+    }
 }
 
 /// Reads a field that is an object only (not the array of its fields that serde would also
@@ -200,29 +239,75 @@ pub fn client_scope(request: &HttpRequest) -> String {
     client.unwrap_or_default()
 }
 
-/// The request's `If-Match`. It compares strongly (RFC 9110): a weak tag never matches. A bare
-/// number is taken as the quoted tag it stands for, for people typing it by hand.
+/// The request's `If-Match`: `*`, or a list of entity-tags (RFC 9110) of which a bare number is
+/// taken as the quoted tag it stands for, for people typing it by hand. It compares strongly: a
+/// weak tag never matches. Empty list elements are skipped, as RFC 9110 asks of recipients;
+/// anything else (`null`, `*` within a list, an unquoted word, no tag at all) is a 400, as
+/// [`crate::api::constraints::if_match_pattern`] tells clients.
 pub fn if_match(request: &HttpRequest) -> Result<Option<VersionPrecondition>, ApiError> {
-    let sent = header_text(request, header::IF_MATCH)?;
-    if sent
-        .as_deref()
-        .is_some_and(|sent| sent.split(',').any(|tag| tag.trim().is_empty()))
-    {
-        return Err(ApiError::malformed(
-            "If-Match names no version: send the ETag of a view, or *.",
-        ));
-    }
-    Ok(sent.map(|sent| {
-        let tags: Vec<&str> = sent.split(',').map(str::trim).collect();
-        VersionPrecondition {
-            any: tags.contains(&"*"),
-            versions: tags
-                .iter()
-                .map(|tag| tag.strip_prefix('"').and_then(|t| t.strip_suffix('"')))
-                .zip(&tags)
-                .map(|(quoted, tag)| quoted.unwrap_or(tag).to_owned())
-                .collect(),
+    let Some(sent) = header_text(request, header::IF_MATCH)? else {
+        return Ok(None);
+    };
+    let malformed = || {
+        ApiError::malformed(
+            "If-Match must be *, or a list of ETags such as \"17\" (the ETag of a view).",
+        )
+    };
+    if sent.trim() == "*" {
+        return Ok(Some(VersionPrecondition {
             sent,
+            any: true,
+            versions: Vec::new(),
+        }));
+    }
+    let members: Vec<&str> = sent
+        .split(',')
+        .map(|member| member.trim_matches([' ', '\t']))
+        .filter(|member| !member.is_empty())
+        .collect();
+    if members.is_empty() {
+        return Err(malformed());
+    }
+    let mut versions = Vec::new();
+    for member in members {
+        match tag_member(member).ok_or_else(malformed)? {
+            TagMember::Version(version) => versions.push(version.to_owned()),
+            TagMember::Weak => {}
         }
+    }
+    Ok(Some(VersionPrecondition {
+        sent,
+        any: false,
+        versions,
     }))
+}
+
+/// One member of an `If-Match` list.
+enum TagMember<'a> {
+    /// A strong tag's opaque text, or a bare number.
+    Version(&'a str),
+    /// A weak tag: it never matches under the strong comparison.
+    Weak,
+}
+
+/// Reads `"17"`, `W/"17"` or `17`; `None` for anything else.
+fn tag_member(member: &str) -> Option<TagMember<'_>> {
+    // etagc of RFC 9110: visible ASCII but the double quote (obs-text is not visible ASCII).
+    let opaque = |quoted: &'_ str| -> Option<()> {
+        let inner = quoted.strip_prefix('"')?.strip_suffix('"')?;
+        inner
+            .bytes()
+            .all(|byte| byte.is_ascii_graphic() && byte != b'"')
+            .then_some(())
+    };
+    if let Some(weak) = member.strip_prefix("W/") {
+        return opaque(weak).map(|()| TagMember::Weak);
+    }
+    if opaque(member).is_some() {
+        return Some(TagMember::Version(&member[1..member.len() - 1]));
+    }
+    member
+        .bytes()
+        .all(|byte| byte.is_ascii_digit())
+        .then_some(TagMember::Version(member))
 }

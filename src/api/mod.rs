@@ -15,10 +15,13 @@
 //! - [`docs`]: the shared responses and examples of the OpenAPI document;
 //! - [`codes`]: the catalog of problem codes, the one table from a code to its status;
 //! - [`schemas`]: the named schemas of moves and log entries;
+//! - [`constraints`]: what the server accepts that utoipa cannot derive (card codes, decks,
+//!   name and seed patterns, `If-Match`);
 //! - [`webapp`]: the web client at `/` (not part of the API or its document).
 
 pub mod audit;
 pub mod codes;
+pub mod constraints;
 pub mod docs;
 pub mod export;
 pub mod games;
@@ -147,6 +150,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
         .configure(routes)
         .split_for_parts();
     schemas::name_unions(&mut spec);
+    constraints::constrain(&mut spec);
     docs::complete(&mut spec);
     spec
 }

@@ -16,7 +16,7 @@ use crate::service::{IdempotencyKey, MoveCommand, ParsedLater};
     tag = "games",
     params(
         ("id" = Uuid, Path, description = "The game"),
-        ("If-Match" = Option<String>, Header, description = "The ETag of the view the move was chosen from: 412 if the game moved on"),
+        ("If-Match" = Option<String>, Header, description = "The ETag of the view the move was chosen from: 412 if the game moved on. `*`, or a list of ETags (RFC 9110; a bare number stands for its quoted tag, a weak tag never matches); anything else is 400"),
         ("Idempotency-Key" = Option<String>, Header, description = "Makes a retried move return the first answer and apply nothing twice: 1 to 255 visible ASCII characters", min_length = 1, max_length = 255, pattern = "^[!-~]+$"),
     ),
     request_body(content = Move, examples(
@@ -34,7 +34,7 @@ use crate::service::{IdempotencyKey, MoveCommand, ParsedLater};
         docs::Unauthorized,
         docs::NoSuchGame,
         (status = 409, description = "not_your_turn, wrong_stage, already_revealed, game_not_started, game_finished, write_conflict, database_busy", body = Problem, content_type = "application/problem+json"),
-        (status = 412, description = "stale_version: If-Match names another version", body = Problem, content_type = "application/problem+json"),
+        (status = 412, description = "stale_version: If-Match names other versions only", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "position_out_of_range, duplicate_positions, invalid_reveal, position_already_revealed, must_swap_discard_draw, flip_required, idempotency_key_reused", body = Problem, content_type = "application/problem+json"),
         docs::DatabaseFailures,
     )

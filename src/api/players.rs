@@ -12,7 +12,7 @@ use crate::api::http::{
 };
 use crate::api::limits::WriteAdmitted;
 use crate::api::problem::{ApiError, Problem};
-use crate::api::{AppState, docs};
+use crate::api::{AppState, constraints, docs};
 use crate::engine::BotKind;
 use crate::service::{IdempotencyKey, JoinRequest, Joined, ParsedLater};
 
@@ -21,10 +21,12 @@ use crate::service::{IdempotencyKey, JoinRequest, Joined, ParsedLater};
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"name": "Ada", "client_seed": "my own entropy"}))]
 pub struct JoinBody {
-    /// 1 to 40 characters after trimming, no control characters.
+    /// See [`constraints::player_name`].
+    #[schema(schema_with = constraints::player_name)]
     pub name: String,
-    /// Up to 64 characters of the player's own entropy for the deals (public).
+    /// See [`constraints::client_seed`].
     #[serde(default)]
+    #[schema(schema_with = constraints::client_seed)]
     pub client_seed: Option<String>,
     /// Seat a bot instead of a person (host token only).
     #[serde(default)]

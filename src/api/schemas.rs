@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 use utoipa::openapi::schema::{
-    ArrayBuilder, ArrayItems, Discriminator, Object, ObjectBuilder, OneOfBuilder, Schema,
-    SchemaFormat, SchemaType, Type,
+    AdditionalProperties, ArrayBuilder, ArrayItems, Discriminator, Object, ObjectBuilder,
+    OneOfBuilder, Schema, SchemaFormat, SchemaType, Type,
 };
 use utoipa::openapi::{KnownFormat, OpenApi, Ref, RefOr};
 use utoipa::{PartialSchema, ToSchema};
@@ -134,6 +134,8 @@ fn name_moves(schemas: &mut BTreeMap<String, RefOr<Schema>>) {
     for (kind, mut object) in variants(Move::schema()) {
         let name = format!("{}Move", camel_case(&kind));
         object.examples = vec![move_example(&kind)];
+        // `MoveRequest` refuses unknown fields: so does the schema.
+        object.additional_properties = Some(Box::new(AdditionalProperties::FreeForm(false)));
         describe(
             &mut object,
             DISCRIMINATOR,

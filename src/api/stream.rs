@@ -22,7 +22,7 @@ const KEEP_ALIVE_COMMENT: &[u8] = b": keep-alive\n\n";
     tag = "log",
     params(
         ("id" = Uuid, Path, description = "The game"),
-        ("Last-Event-ID" = Option<i64>, Header, description = "The seq of the last entry received: the stream resumes after it (wins over `after`)"),
+        ("Last-Event-ID" = Option<i64>, Header, minimum = 0, description = "The seq of the last entry received: the stream resumes after it (wins over `after`)"),
         ("after" = Option<i64>, Query, minimum = 0, description = "Entries with `seq` above this (default 0)"),
         ("token" = Option<String>, Query, description = "A seat or host token, for clients that cannot send Authorization (browsers' EventSource); never logged. Authorization wins when both are given"),
     ),
@@ -48,10 +48,8 @@ pub async fn stream(
     // Reported after the game and the token, as for `/events`.
     let after = match query
         .after
-        .and_then(|after| match last_event_id(&request)? {
-            Some(last) => Ok(Some(last)),
-            None => Ok(after),
-        }) {
+        .and_then(|after| Ok(resume_after(after, last_event_id(&request)?)))
+    {
         Ok(after) => ParsedLater::parsed(after),
         Err(detail) => ParsedLater::malformed(detail),
     };
@@ -117,6 +115,17 @@ impl StreamQuery {
             }
         }
         parsed
+    }
+}
+
+/// Where the stream starts: after `Last-Event-ID` when there is one, else after `after`. A
+/// negative `after` is kept even then, so that it is refused (422) as the spec says it is,
+/// whichever of the two wins.
+fn resume_after(after: Option<i64>, last_event_id: Option<i64>) -> Option<i64> {
+    match (after, last_event_id) {
+        (Some(after), _) if after < 0 => Some(after),
+        (_, Some(last)) => Some(last),
+        (after, None) => after,
     }
 }
 

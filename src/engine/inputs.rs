@@ -2,11 +2,18 @@
 //! and [`ClientSeed`], a grid [`Position`] given as an integer (in a move, or read from JSON) and
 //! an explicit deck ([`parse_deck`]).
 
+use std::ops::RangeInclusive;
+
 use serde::{Deserialize, Deserializer, Serialize};
 use utoipa::ToSchema;
 
 use super::cards::{Card, Position, UnknownCard, canonical_deck};
 use super::error::RuleError;
+
+/// The most Unicode scalar values in a [`PlayerName`].
+pub const MAX_NAME_CHARS: usize = 40;
+/// The most Unicode scalar values in a [`ClientSeed`].
+pub const MAX_CLIENT_SEED_CHARS: usize = 64;
 
 /// A player's name: 1 to 40 Unicode scalar values after trimming white space at both ends, with
 /// no control character (category Cc) anywhere.
@@ -26,21 +33,29 @@ impl PlayerName {
         let name = raw.trim();
         match name.chars().count() {
             0 => Err(RuleError::InvalidName("a name may not be empty".into())),
-            1..=40 => Ok(PlayerName(name.to_owned())),
+            1..=MAX_NAME_CHARS => Ok(PlayerName(name.to_owned())),
             n => Err(RuleError::InvalidName(format!(
-                "a name has at most 40 characters, this one has {n}"
+                "a name has at most {MAX_NAME_CHARS} characters, this one has {n}"
             ))),
         }
     }
 
-    /// A name a player chooses now: as [`PlayerName::parse`], and without the invisible or
-    /// direction-changing characters ([`is_deceptive`]) that let one name pass for another.
-    /// Names already in logs were checked by `parse` alone, which their replays keep using.
+    /// A name a player chooses now: as [`PlayerName::parse`], without the invisible or
+    /// direction-changing characters ([`is_deceptive`]) that let one name pass for another, and
+    /// at most [`MAX_NAME_CHARS`] as sent (white space around it counts), so that a schema can
+    /// say the limit. Names already in logs were checked by `parse` alone, which their replays
+    /// keep using.
     pub fn choose(raw: &str) -> Result<PlayerName, RuleError> {
         if raw.chars().any(is_deceptive) {
             return Err(RuleError::InvalidName(
                 "a name may not contain invisible or direction-changing characters".into(),
             ));
+        }
+        let sent = raw.chars().count();
+        if sent > MAX_NAME_CHARS {
+            return Err(RuleError::InvalidName(format!(
+                "a name has at most {MAX_NAME_CHARS} characters, white space included; this one has {sent}"
+            )));
         }
         PlayerName::parse(raw)
     }
@@ -55,23 +70,24 @@ impl PlayerName {
 /// shows as nothing at all (zero-width and filler characters): in a name or a seed shown to
 /// others, it makes one text look like another.
 pub fn is_deceptive(c: char) -> bool {
-    matches!(
-        c,
-        '\u{00AD}'
-            | '\u{034F}'
-            | '\u{061C}'
-            | '\u{115F}'
-            | '\u{1160}'
-            | '\u{180E}'
-            | '\u{200B}'..='\u{200F}'
-            | '\u{202A}'..='\u{202E}'
-            | '\u{2060}'..='\u{2064}'
-            | '\u{2066}'..='\u{2069}'
-            | '\u{3164}'
-            | '\u{FEFF}'
-            | '\u{FFA0}'
-    )
+    DECEPTIVE.iter().any(|range| range.contains(&c))
 }
+
+/// The characters of [`is_deceptive`], as ranges: the API's schema spells them out from here.
+pub const DECEPTIVE: &[RangeInclusive<char>] = &[
+    '\u{00AD}'..='\u{00AD}',
+    '\u{034F}'..='\u{034F}',
+    '\u{061C}'..='\u{061C}',
+    '\u{115F}'..='\u{1160}',
+    '\u{180E}'..='\u{180E}',
+    '\u{200B}'..='\u{200F}',
+    '\u{202A}'..='\u{202E}',
+    '\u{2060}'..='\u{2064}',
+    '\u{2066}'..='\u{2069}',
+    '\u{3164}'..='\u{3164}',
+    '\u{FEFF}'..='\u{FEFF}',
+    '\u{FFA0}'..='\u{FFA0}',
+];
 
 impl TryFrom<String> for PlayerName {
     type Error = RuleError;
@@ -103,9 +119,9 @@ impl ClientSeed {
             ));
         }
         let n = raw.chars().count();
-        if n > 64 {
+        if n > MAX_CLIENT_SEED_CHARS {
             return Err(RuleError::InvalidClientSeed(format!(
-                "a client seed has at most 64 characters, this one has {n}"
+                "a client seed has at most {MAX_CLIENT_SEED_CHARS} characters, this one has {n}"
             )));
         }
         Ok(ClientSeed(raw.to_owned()))

@@ -44,7 +44,8 @@ pub fn validate(spec: &Value, schema: &Value, value: &Value, at: &str) -> Result
                 let actual = match value {
                     Value::Null => "null",
                     Value::Bool(_) => "boolean",
-                    Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+                    // JSON Schema counts a number of integral value (`4.0`) as an integer.
+                    Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0) => "integer",
                     Value::Number(_) => "number",
                     Value::String(_) => "string",
                     Value::Array(_) => "array",
@@ -109,16 +110,27 @@ pub fn validate(spec: &Value, schema: &Value, value: &Value, at: &str) -> Result
                 }
             }
             "pattern" => {
-                // The spec's one pattern: lowercase hex.
-                assert_eq!(
-                    rule, "^[0-9a-f]+$",
-                    "{at}: a pattern this test cannot judge"
-                );
                 if let Some(text) = value.as_str()
-                    && (text.is_empty()
-                        || !text.chars().all(|c| matches!(c, '0'..='9' | 'a'..='f')))
+                    && !matches_pattern(rule.as_str().unwrap(), text, at)
                 {
-                    return fail("not lowercase hex".to_owned());
+                    return fail(format!("not matched by {rule}"));
+                }
+            }
+            "maxLength"
+                if value.as_str().is_some_and(|text| {
+                    text.chars().count() > usize::try_from(rule.as_u64().unwrap()).unwrap()
+                }) =>
+            {
+                return fail(format!("longer than {rule}"));
+            }
+            "uniqueItems" if rule == &Value::Bool(true) => {
+                let items = value.as_array().cloned().unwrap_or_default();
+                if items
+                    .iter()
+                    .enumerate()
+                    .any(|(n, item)| items[..n].contains(item))
+                {
+                    return fail("an item twice".to_owned());
                 }
             }
             "oneOf" => {
@@ -146,6 +158,8 @@ pub fn validate(spec: &Value, schema: &Value, value: &Value, at: &str) -> Result
                 }
             }
             "enum"
+            | "maxLength"
+            | "uniqueItems"
             | "additionalProperties"
             | "minimum"
             | "maximum"
@@ -160,6 +174,24 @@ pub fn validate(spec: &Value, schema: &Value, value: &Value, at: &str) -> Result
         }
     }
     Ok(())
+}
+
+/// Whether `text` matches `pattern`, one of the spec's patterns: lowercase hex, or the name and
+/// client seed patterns, judged by the rules they stand for (`constraints` checks that they say
+/// those rules).
+fn matches_pattern(pattern: &str, text: &str, at: &str) -> bool {
+    use golf_server::api::constraints::{client_seed_pattern, name_pattern};
+    use golf_server::engine::{ClientSeed, PlayerName};
+    if pattern == "^[0-9a-f]+$" {
+        !text.is_empty() && text.chars().all(|c| matches!(c, '0'..='9' | 'a'..='f'))
+    } else if pattern == name_pattern() {
+        // Within maxLength, which the schema checks apart.
+        PlayerName::choose(text).is_ok() || text.chars().count() > 40
+    } else if pattern == client_seed_pattern() {
+        ClientSeed::choose(text).is_ok() || text.chars().count() > 64
+    } else {
+        panic!("{at}: a pattern this test cannot judge: {pattern}")
+    }
 }
 
 pub fn valid(spec: &Value, name: &str, value: &Value) -> bool {
