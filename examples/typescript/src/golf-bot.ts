@@ -11,6 +11,7 @@ import type { components, paths } from "golf-api";
 type View = components["schemas"]["View"];
 type Move = components["schemas"]["Move"];
 type SwapMove = components["schemas"]["SwapMove"];
+type Card = components["schemas"]["Card"];
 type Grid = View["players"][number]["grid"];
 type Api = Client<paths>;
 
@@ -49,7 +50,7 @@ function columnScore(top: string | null, bottom: string | null): number {
 }
 
 /** How many points placing `card` at `position` saves (negative when it costs). */
-function gain(grid: Grid, position: number, card: string): number {
+function gain(grid: Grid, position: number, card: Card): number {
   const column = [position % 3, (position % 3) + 3] as const;
   const after = grid.map((old, p) => (p === position ? card : old));
   const at = (g: Grid, p: number) => g[p] ?? null;
