@@ -261,9 +261,10 @@ test('an invited player joins through the link, and the host\'s table follows li
   await guest.page.getByLabel('Your name').fill('   ');
   await guest.page.getByRole('button', { name: 'Take a seat' }).click();
   await guest.page.waitForFunction(() => document.getElementById('message').textContent.includes('name'));
-  const detail = await guest.page.locator('#message').textContent();
+  const detail = await guest.page.getByTestId('problem-detail').textContent();
   const refused = await api('POST', `/v1/games/${game}/players`, { body: { name: '   ' }, expect: 422 });
   assert.equal(detail, refused.detail, 'a problem is shown by its detail');
+  assert.match(await guest.page.locator('#message').textContent(), /^The name was refused\. /, 'explained by its code');
   await guest.page.getByLabel('Your name').fill('Guest <i>');
   await guest.page.getByLabel('Your client seed').fill('guest seed');
   await guest.page.getByRole('button', { name: 'Take a seat' }).click();
