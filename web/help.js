@@ -33,7 +33,7 @@ export function rulesList(rules, stacked = false) {
     stacked && [t('rules.stacked'), t('rules.on'), t('rules.stacked.explained')],
   ];
   return h('dl', { class: 'rules', 'data-testid': 'rules' }, items.filter(Boolean).map(([name, value, line]) => h('div', {},
-    h('dt', {}, `${name}: `, h('strong', {}, value)),
+    h('dt', {}, t('rules.label', { name }), h('strong', {}, value)),
     h('dd', {}, line))));
 }
 

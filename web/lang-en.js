@@ -129,6 +129,7 @@ export default {
   'lobby.title': 'Play six-card Golf',
 
   'rules.title': 'This game’s rules',
+  'rules.label': '{name}: ',
   'rules.on': 'on',
   'rules.off': 'off',
   'rules.none': 'none',

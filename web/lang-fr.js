@@ -129,6 +129,7 @@ export default {
   'lobby.title': 'Jouer au golf à six cartes',
 
   'rules.title': 'Les règles de cette partie',
+  'rules.label': '{name} : ',
   'rules.on': 'oui',
   'rules.off': 'non',
   'rules.none': 'aucun',
