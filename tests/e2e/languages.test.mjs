@@ -186,13 +186,15 @@ test('the language switch is remembered across a reload, and how to play is offe
   const { context, page, errors } = await visitor('en');
   await page.goto(`${BASE}/`);
   await page.getByRole('heading', { level: 1, name: en['lobby.title'] }).waitFor();
-  assert.equal(await page.getByTestId('offer-help').count(), 1, 'a first visit offers how to play');
+  await page.getByTestId('offer-help').waitFor();
   await page.getByLabel(en['nav.language']).selectOption('fr');
   await page.getByRole('heading', { level: 1, name: fr['lobby.title'] }).waitFor();
   await page.reload();
   await page.getByRole('heading', { level: 1, name: fr['lobby.title'] }).waitFor();
   assert.equal(await page.evaluate(() => document.documentElement.lang), 'fr');
   assert.equal(await page.title(), fr['app.name']);
+  await page.getByRole('heading', { level: 2, name: fr['lobby.open_games'] }).waitFor();
+  await page.locator('.games li').first().waitFor();
   assert.equal(await page.getByTestId('offer-help').isVisible(), false, 'the offer is made once');
   await page.getByLabel(fr['nav.language']).selectOption('en');
   await page.getByRole('heading', { level: 1, name: en['lobby.title'] }).waitFor();
