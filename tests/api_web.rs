@@ -1,6 +1,7 @@
-//! The web client as the server serves it: `/` and every file it loads, each with the strict
-//! Content-Security-Policy and nosniff, HEAD and 404/405 as elsewhere, kept out of the API's
-//! document; and its sources build the page from text only.
+//! The web client as the server serves it: `/` and every file it loads (its catalogs, manifest,
+//! icons and `/web/RULES.md` included), each with the strict Content-Security-Policy and nosniff,
+//! HEAD and 404/405 as elsewhere, kept out of the API's document; and its sources build the page
+//! from text only.
 
 mod common;
 
@@ -46,6 +47,8 @@ fn content_type_of(path: &str) -> &'static str {
         Some("js") => "text/javascript; charset=utf-8",
         Some("css") => "text/css; charset=utf-8",
         Some("svg") => "image/svg+xml",
+        Some("png") => "image/png",
+        Some("webmanifest") => "application/manifest+json",
         other => panic!("no file of type {other:?} is expected: {path}"),
     }
 }
@@ -80,6 +83,10 @@ async fn the_page_and_every_file_it_loads_carry_the_csp_and_nosniff(backend: Bac
         "/web/audit.js",
         "/web/jcs.js",
         "/web/replay.js",
+        "/web/i18n.js",
+        "/web/help.js",
+        "/web/manifest.webmanifest",
+        "/web/icon-192.png",
     ] {
         assert!(
             served.contains(expected),
@@ -134,7 +141,48 @@ async fn the_web_client_is_not_part_of_the_api_document(backend: Backend) {
     );
 }
 
+async fn the_catalogs_the_manifest_its_icons_and_the_rules_are_served(backend: Backend) {
+    // What the page loads by name at run time: a catalog per language, the manifest's icons, and
+    // docs/RULES.md as the how-to-play screens link it.
+    let app = spawn_app(backend).await;
+    for language in ["en", "fr"] {
+        let path = format!("/web/lang-{language}.js");
+        assert_web_headers(&app.get(&path).await, &path, content_type_of(&path));
+    }
+    let manifest = app.get("/web/manifest.webmanifest").await;
+    assert_web_headers(
+        &manifest,
+        "/web/manifest.webmanifest",
+        "application/manifest+json",
+    );
+    let manifest: serde_json::Value =
+        serde_json::from_str(&manifest.text().await.unwrap()).unwrap();
+    assert_eq!(manifest["start_url"], "/");
+    assert_eq!(manifest["display"], "standalone");
+    let icons = manifest["icons"].as_array().expect("icons");
+    let sizes: BTreeSet<&str> = icons
+        .iter()
+        .filter_map(|icon| icon["sizes"].as_str())
+        .collect();
+    assert!(
+        sizes.contains("192x192") && sizes.contains("512x512"),
+        "{sizes:?}"
+    );
+    for icon in icons {
+        let path = icon["src"].as_str().expect("src");
+        let response = app.get(path).await;
+        assert_web_headers(&response, path, icon["type"].as_str().expect("type"));
+    }
+    let rules = app.get("/web/RULES.md").await;
+    assert_web_headers(&rules, "/web/RULES.md", "text/markdown; charset=utf-8");
+    let served = rules.text().await.unwrap();
+    let file =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/RULES.md")).unwrap();
+    assert_eq!(served, file, "/web/RULES.md is docs/RULES.md");
+}
+
 on_both_backends!(
+    the_catalogs_the_manifest_its_icons_and_the_rules_are_served,
     the_page_and_every_file_it_loads_carry_the_csp_and_nosniff,
     head_unknown_files_and_other_methods_answer_as_elsewhere,
     the_web_client_is_not_part_of_the_api_document,

@@ -3,7 +3,7 @@
 
 export class Problem extends Error {
   constructor(status, problem) {
-    super(problem.detail || problem.title || `HTTP ${status}`);
+    super(problem.detail || problem.title || String(status));
     this.status = status;
     this.code = problem.code || 'unknown';
   }

@@ -1,13 +1,16 @@
-// The web client's entry point: routes the page by its hash (#/ the lobby, #/game/ID a table,
-// #/replay/ID a finished game's replay, #/check an exported log from disk). An invitation link is
-// #/game/ID: it names the game, never a token (tokens stay in this browser's localStorage).
+// The web client's entry point: picks the page's language, then routes the page by its hash (#/
+// the lobby, #/game/ID a table, #/replay/ID a finished game's replay, #/check an exported log
+// from disk, #/help and #/help/ID how to play, with the options of game ID). An invitation link
+// is #/game/ID: it names the game, never a token (tokens stay in this browser's localStorage).
 
-import { say } from './dom.js';
+import { say, sayError } from './dom.js';
+import { offerHelpOnce, showHelp } from './help.js';
+import { chooseLanguage, currentLanguage, LANGUAGES, languageName, preferredLanguage, t, useLanguage } from './i18n.js';
 import { showLobby } from './lobby.js';
 import { showFileCheck, showReplay } from './replay.js';
 import { showTable } from './table.js';
 
-const main = document.getElementById('main');
+const main = document.getElementById('page');
 
 // A game id as the API names games. The id from the address bar goes into API paths only if it is
 // one, so that a crafted link cannot make the page call another endpoint.
@@ -26,18 +29,44 @@ async function route() {
   const [, page, raw] = (location.hash || '#/').match(/^#\/([a-z]*)\/?([^/]*)$/) || [];
   const id = raw && decodeURIComponent(raw).toLowerCase();
   try {
-    if ((page === 'game' || page === 'replay') && id && !GAME_ID.test(id)) {
-      say('This link does not name a game: a game id looks like 4b3a1f64-5f2c-4a8e-9d0b-1c2d3e4f5a6b.');
+    if (['game', 'replay', 'help'].includes(page) && id && !GAME_ID.test(id)) {
+      say(t('app.bad_link'));
       await showLobby(main, navigate);
     } else if (page === 'game' && id) await showTable(main, id, leaving.signal);
     else if (page === 'replay' && id) await showReplay(main, id);
     else if (page === 'check') showFileCheck(main);
+    else if (page === 'help') await showHelp(main, id || null);
     else await showLobby(main, navigate);
+    if (page !== 'help') offerHelpOnce();
   } catch (error) {
-    say(error.message);
+    sayError(error);
   }
   main.focus({ preventScroll: true });
 }
 
+// The strings of index.html (data-i18n: its text, data-i18n-label: its aria-label) and the switch.
+function translatePage() {
+  document.title = t('app.name');
+  for (const element of document.querySelectorAll('[data-i18n]')) element.textContent = t(element.dataset.i18n);
+  for (const element of document.querySelectorAll('[data-i18n-label]')) {
+    element.setAttribute('aria-label', t(element.dataset.i18nLabel));
+  }
+  const choice = document.getElementById('language');
+  choice.replaceChildren(...LANGUAGES.map((code) => {
+    const option = new Option(languageName(code), code, false, code === currentLanguage());
+    option.lang = code;
+    return option;
+  }));
+}
+
+document.getElementById('language').addEventListener('change', async (event) => {
+  chooseLanguage(event.target.value);
+  await useLanguage(event.target.value);
+  translatePage();
+  await route();
+});
+
+await useLanguage(preferredLanguage());
+translatePage();
 window.addEventListener('hashchange', route);
 route();

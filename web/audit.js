@@ -17,7 +17,7 @@ const ENTRY_KEYS = 'at,data,hash,salt,seq,type';
 const FOLLOWED = ['deals', 'reshuffles', 'cards', 'scores', 'winners'];
 
 export const CHECKS = [
-  'format', 'complete', 'hash chain', 'salts', 'commitment', 'effective seed',
+  'format', 'complete', 'hash_chain', 'salts', 'commitment', 'effective_seed',
   'deals', 'reshuffles', 'cards', 'scores', 'winners',
 ];
 
@@ -103,32 +103,32 @@ export async function entryHash(previous, entry) {
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
 // Audits the NDJSON text of an exported log. Answers {verified, stacked, firstBadSeq, checks:
-// [{check, outcome, note}], findings: [{seq, check, message}], entries, steps, facts}; `steps[i]`
-// is the table right after entries[i].
+// [{check, outcome}], findings: [{seq, check, key, params}], entries, steps, facts}; `steps[i]`
+// is the table right after entries[i]. A finding says what is wrong as a key of the page's
+// catalogs (finding.*) and its parameters, so that the viewer says it in the page's language.
 export async function auditLog(text) {
   const report = new Report();
   const entries = parseLines(text, report);
   if (entries.length === 0) {
-    report.fail('format', 1, 'the file holds no log entry');
+    report.fail('format', 1, 'no_entry');
     return report.done([], [], {});
   }
   const created = entries[0].data || {};
   const ended = entries[entries.length - 1].data || {};
   report.stacked = created.stacked === true;
   if (entries[0].type !== 'game_created' || entries[entries.length - 1].type !== 'game_ended') {
-    report.fail('complete', entries[entries.length - 1].seq,
-      'the log must start with game_created and end with game_ended (a finished game)');
+    report.fail('complete', entries[entries.length - 1].seq, 'incomplete');
   }
   const facts = { commitment: created.commitment, seed: ended.seed || null, gameId: created.game_id };
   facts.headHash = await checkChain(entries, report);
 
   const seed = fromHex(ended.seed);
   if (!seed || seed.length !== 32) {
-    report.fail('commitment', entries[entries.length - 1].seq, 'no revealed server seed of 32 bytes');
-    report.skip('salts', 'effective seed', 'deals', 'reshuffles');
+    report.fail('commitment', entries[entries.length - 1].seq, 'no_seed');
+    report.skip('salts', 'effective_seed', 'deals', 'reshuffles');
   } else {
     if (toHex(await sha256(seed)) !== created.commitment) {
-      report.fail('commitment', 1, 'SHA-256 of the revealed seed is not the commitment of game_created');
+      report.fail('commitment', 1, 'commitment');
     }
     await checkSalts(entries, seed, report);
   }
@@ -154,13 +154,13 @@ function parseLines(text, report) {
     try {
       entry = JSON.parse(line);
     } catch {
-      report.fail('format', index + 1, `line ${index + 1} is not JSON`);
+      report.fail('format', index + 1, 'not_json', { line: index + 1 });
       break;
     }
     const shaped = entry && typeof entry === 'object' && !Array.isArray(entry)
       && Object.keys(entry).sort().join(',') === ENTRY_KEYS && entry.data && typeof entry.data === 'object';
     if (!shaped) {
-      report.fail('format', index + 1, `line ${index + 1} is not a log entry`);
+      report.fail('format', index + 1, 'not_entry', { line: index + 1 });
       break;
     }
     let canonical = false;
@@ -169,7 +169,7 @@ function parseLines(text, report) {
     } catch {
       canonical = false;
     }
-    if (!canonical) report.fail('format', entry.seq, `entry ${entry.seq} is not written as canonical JSON`);
+    if (!canonical) report.fail('format', entry.seq, 'not_canonical', { seq: entry.seq });
     entries.push(entry);
   }
   return entries;
@@ -179,13 +179,12 @@ async function checkChain(entries, report) {
   let head = new Uint8Array(32);
   for (const [position, entry] of entries.entries()) {
     if (entry.seq !== position + 1) {
-      report.fail('hash chain', position + 1, `entry ${position + 1} is numbered ${entry.seq}`);
+      report.fail('hash_chain', position + 1, 'misnumbered', { position: position + 1, seq: entry.seq });
       return null;
     }
     head = await entryHash(head, entry);
     if (toHex(head) !== entry.hash) {
-      report.fail('hash chain', entry.seq,
-        `entry ${entry.seq} (${entry.type}) has a wrong hash: its content or an entry before it changed`);
+      report.fail('hash_chain', entry.seq, 'wrong_hash', { seq: entry.seq, type: entry.type });
       return null;
     }
   }
@@ -196,7 +195,7 @@ async function checkSalts(entries, seed, report) {
   for (const entry of entries) {
     const salt = toHex((await sha256(seed, 'golf-salt', u64be(entry.seq))).slice(0, 16));
     if (entry.salt !== salt) {
-      report.fail('salts', entry.seq, `entry ${entry.seq} has a wrong salt`);
+      report.fail('salts', entry.seq, 'wrong_salt', { seq: entry.seq });
       return;
     }
   }
@@ -206,12 +205,12 @@ async function checkSalts(entries, seed, report) {
 async function effectiveSeed(seed, joins, seats, report) {
   for (const [index, join] of joins.entries()) {
     if (join.data.seat !== index || typeof join.data.client_seed !== 'string') {
-      report.fail('effective seed', join.seq, `entry ${join.seq} does not seat seat ${index}`);
+      report.fail('effective_seed', join.seq, 'wrong_seat', { seq: join.seq, seat: index });
       return null;
     }
   }
   if (joins.length !== seats) {
-    report.fail('effective seed', 1, `${joins.length} players joined a game of ${seats} seats`);
+    report.fail('effective_seed', 1, 'seat_count', { count: joins.length, seats });
     return null;
   }
   const parts = joins.flatMap((join) => [join.data.client_seed, new Uint8Array([0])]);
@@ -226,8 +225,8 @@ class Report {
     this.stackedHoles = [];
   }
 
-  fail(check, seq, message) {
-    this.findings.push({ seq, check, message });
+  fail(check, seq, key, params = {}) {
+    this.findings.push({ seq, check, key, params });
   }
 
   failed(check) {
@@ -278,8 +277,8 @@ class Table {
     this.winners = null;
   }
 
-  fail(check, seq, message) {
-    if (!this.broken) this.report.fail(check, seq, message);
+  fail(check, seq, key, params) {
+    if (!this.broken) this.report.fail(check, seq, key, params);
     this.broken = true;
   }
 
@@ -289,7 +288,7 @@ class Table {
       try {
         await this.apply(entry);
       } catch (error) {
-        this.fail('cards', entry.seq, `entry ${entry.seq} (${entry.type}) cannot be applied: ${error.message}`);
+        this.fail('cards', entry.seq, 'unappliable', { seq: entry.seq, type: entry.type, error: error.message });
       }
       steps.push(this.snapshot(entry));
     }
@@ -301,8 +300,8 @@ class Table {
 
   async apply(entry) {
     const { seq, type, data } = entry;
-    const expect = (check, holds, message) => {
-      if (!holds) this.fail(check, seq, `entry ${seq} (${type}): ${message}`);
+    const expect = (check, holds, key, params = {}) => {
+      if (!holds) this.fail(check, seq, key, { ...params, seq, type });
     };
     switch (type) {
       case 'game_created':
@@ -319,22 +318,22 @@ class Table {
       case 'cards_revealed':
         data.positions.forEach((position, i) => {
           const slot = this.players[data.seat].grid[position];
-          expect('cards', slot.card === data.cards[i], `position ${position} holds ${slot.card}, not ${data.cards[i]}`);
-          expect('cards', !slot.up, `position ${position} is already face up`);
+          expect('cards', slot.card === data.cards[i], 'holds_other', { position, card: slot.card, expected: data.cards[i] });
+          expect('cards', !slot.up, 'already_up', { position });
           slot.card = data.cards[i];
           slot.up = true;
         });
         break;
       case 'card_drawn': {
         const card = data.source === 'stock' ? this.stock.shift() : this.discard.pop();
-        expect('cards', card === data.card, `the ${data.source} gave ${card}, not ${data.card}`);
+        expect('cards', card === data.card, `drew_other.${data.source}`, { card, expected: data.card });
         this.drawn = { seat: data.seat, source: data.source, card: data.card };
         break;
       }
       case 'card_swapped': {
         const slot = this.players[data.seat].grid[data.position];
-        expect('cards', this.drawn && this.drawn.card === data.card, `the drawn card is ${this.drawn && this.drawn.card}, not ${data.card}`);
-        expect('cards', slot.card === data.replaced, `position ${data.position} held ${slot.card}, not ${data.replaced}`);
+        expect('cards', this.drawn && this.drawn.card === data.card, 'drawn_other', { card: this.drawn && this.drawn.card, expected: data.card });
+        expect('cards', slot.card === data.replaced, 'held_other', { position: data.position, card: slot.card, expected: data.replaced });
         this.discard.push(data.replaced);
         slot.card = data.card;
         slot.up = true;
@@ -343,13 +342,14 @@ class Table {
       }
       case 'card_discarded':
         expect('cards', this.drawn && this.drawn.source === 'stock' && this.drawn.card === data.card,
-          `the card drawn from the stock is ${this.drawn && this.drawn.card}, not ${data.card}`);
+          'discarded_other', { card: this.drawn && this.drawn.card, expected: data.card });
         this.discard.push(data.card);
         this.drawn = null;
         break;
       case 'card_flipped': {
         const slot = this.players[data.seat].grid[data.position];
-        expect('cards', slot.card === data.card && !slot.up, `position ${data.position} holds ${slot.card} face ${slot.up ? 'up' : 'down'}, not ${data.card} face down`);
+        expect('cards', slot.card === data.card && !slot.up, `flipped_other.${slot.up ? 'up' : 'down'}`,
+          { position: data.position, card: slot.card, expected: data.card });
         slot.up = true;
         break;
       }
@@ -366,35 +366,35 @@ class Table {
         break;
       case 'game_ended': {
         const totals = this.players.map((player) => player.total);
-        expect('winners', same(totals, data.totals), `the totals are ${JSON.stringify(totals)}, the log says ${JSON.stringify(data.totals)}`);
+        expect('winners', same(totals, data.totals), 'totals', { computed: JSON.stringify(totals), logged: JSON.stringify(data.totals) });
         const low = Math.min(...totals);
         const winners = totals.flatMap((total, seat) => (total === low ? [seat] : []));
-        expect('winners', same(winners, data.winners), `the winners are ${JSON.stringify(winners)}, the log says ${JSON.stringify(data.winners)}`);
+        expect('winners', same(winners, data.winners), 'winners', { computed: JSON.stringify(winners), logged: JSON.stringify(data.winners) });
         this.winners = data.winners;
         break;
       }
       default:
-        this.fail('format', seq, `entry ${seq} has an unknown type ${type}`);
+        this.fail('format', seq, 'unknown_type', { seq, type });
     }
   }
 
   async deal(entry, expect) {
     const { hole, dealer, deck, discard } = entry.data;
     const n = this.seats;
-    expect('deals', hole === this.hole + 1, `hole ${hole} follows hole ${this.hole}`);
-    expect('deals', dealer === (hole - 1) % n, `the dealer of hole ${hole} is seat ${(hole - 1) % n}, not ${dealer}`);
+    expect('deals', hole === this.hole + 1, 'hole_order', { hole, previous: this.hole });
+    expect('deals', dealer === (hole - 1) % n, 'dealer', { hole, expected: (hole - 1) % n, dealer });
     expect('deals', Array.isArray(deck) && deck.length === 52 && new Set(deck).size === 52
-      && deck.every((card) => CANONICAL_DECK.includes(card)), 'the deck is not 52 distinct cards');
+      && deck.every((card) => CANONICAL_DECK.includes(card)), 'deck');
     if (this.seed) {
       const fair = await fairShuffle(CANONICAL_DECK, this.seed, hole, 0);
       if (!same(fair, deck)) {
         if (this.report.stacked && this.leadingStacked) this.report.stackedHoles.push(hole);
-        else expect('deals', false, `the deck of hole ${hole} is not the fair shuffle of the seeds`);
+        else expect('deals', false, 'unfair_deal', { hole });
       } else {
         this.leadingStacked = false;
       }
     }
-    expect('deals', discard === deck[6 * n], `the discard pile starts with ${deck[6 * n]}, not ${discard}`);
+    expect('deals', discard === deck[6 * n], 'discard_start', { expected: deck[6 * n], card: discard });
     for (const player of this.players) player.grid = Array.from({ length: 6 }, () => ({ card: null, up: false }));
     deck.slice(0, 6 * n).forEach((card, d) => {
       this.players[(dealer + 1 + d) % n].grid[Math.floor(d / n)].card = card;
@@ -410,12 +410,12 @@ class Table {
   async reshuffle(entry, expect) {
     const { hole, shuffle, order } = entry.data;
     expect('reshuffles', hole === this.hole && shuffle === this.shuffles + 1,
-      `reshuffle ${shuffle} of hole ${hole} follows reshuffle ${this.shuffles} of hole ${this.hole}`);
-    expect('reshuffles', this.stock.length === 0, 'the stock is not empty');
+      'reshuffle_order', { shuffle, hole, previous: this.shuffles, previousHole: this.hole });
+    expect('reshuffles', this.stock.length === 0, 'stock_not_empty');
     const top = this.discard[this.discard.length - 1];
     if (this.seed) {
       const fair = await fairShuffle(this.discard.slice(0, -1), this.seed, hole, shuffle);
-      expect('reshuffles', same(fair, order), `the new stock is not the fair shuffle of the discard pile`);
+      expect('reshuffles', same(fair, order), 'unfair_reshuffle');
     }
     this.stock = order.slice();
     this.discard = [top];
@@ -425,14 +425,14 @@ class Table {
   endHole(entry, expect) {
     const { hole, reason, grids, scores } = entry.data;
     const known = this.players.map((player) => player.grid.map((slot) => slot.card));
-    expect('scores', hole === this.hole, `hole ${hole} is not the hole in play (${this.hole})`);
-    expect('cards', same(known, grids), `the grids are not those the deal and the moves lead to`);
+    expect('scores', hole === this.hole, 'hole_not_in_play', { hole, current: this.hole });
+    expect('cards', same(known, grids), 'grids');
     if (reason === 'grid_complete') {
       const complete = this.players.some((player) => player.grid.every((slot) => slot.up));
-      expect('scores', complete, 'no grid is complete');
+      expect('scores', complete, 'no_complete_grid');
     }
     const computed = grids.map(gridScore);
-    expect('scores', same(computed, scores), `the rules score ${JSON.stringify(computed)}, the log says ${JSON.stringify(scores)}`);
+    expect('scores', same(computed, scores), 'scores', { computed: JSON.stringify(computed), logged: JSON.stringify(scores) });
     this.players.forEach((player, seat) => {
       player.grid = grids[seat].map((card) => ({ card, up: true }));
       player.scores.push(scores[seat]);

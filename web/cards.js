@@ -2,10 +2,9 @@
 // them), and how a card is drawn on the page.
 
 import { h } from './dom.js';
+import { t } from './i18n.js';
 
 const SUITS = { S: '♠', H: '♥', D: '♦', C: '♣' };
-const SUIT_NAMES = { S: 'spades', H: 'hearts', D: 'diamonds', C: 'clubs' };
-const RANK_NAMES = { A: 'ace', J: 'jack', Q: 'queen', K: 'king' };
 
 const rankOf = (code) => code.slice(0, -1);
 const suitOf = (code) => code.slice(-1);
@@ -30,10 +29,11 @@ export function gridScore(grid) {
   return score;
 }
 
+// A card's name in the page's language ("Queen of spades"); a card the viewer cannot see is
+// "face down".
 export function cardName(code) {
-  if (!code) return 'a face-down card';
-  const rank = rankOf(code);
-  return `${RANK_NAMES[rank] || rank} of ${SUIT_NAMES[suitOf(code)]}`;
+  if (!code) return t('card.face_down');
+  return t('card.name', { rank: t(`rank.${rankOf(code)}`), suit: t(`suit.${suitOf(code)}`) });
 }
 
 // The face of a card (`code`), or its back (null). `faceDown` marks a card known to the viewer
@@ -46,10 +46,14 @@ export function cardElement(code, { faceDown = false, action = null, label = nul
   if (action) classes.push('playable');
   if (selected) classes.push('selected');
   const face = code
-    ? [h('span', { class: 'rank' }, rankOf(code)), h('span', { class: 'suit' }, SUITS[suitOf(code)])]
+    ? [h('span', { class: 'rank', 'aria-hidden': 'true' }, t(`rank.index.${rankOf(code)}`)),
+      h('span', { class: 'suit', 'aria-hidden': 'true' }, SUITS[suitOf(code)])]
     : [];
-  const name = label || (faceDown ? `${cardName(code)}, face down` : cardName(code));
-  const attributes = { class: classes.join(' '), 'aria-label': name, title: name, 'data-card': code || '' };
+  const name = label || (faceDown ? t('card.known_face_down', { card: cardName(code) }) : cardName(code));
+  const attributes = {
+    class: classes.join(' '), 'aria-label': name, title: name, 'data-card': code || '',
+    'data-down': faceDown ? t('card.down_mark') : null,
+  };
   if (action) return h('button', { ...attributes, type: 'button', onclick: action }, face);
   return h('div', { ...attributes, role: 'img' }, face);
 }

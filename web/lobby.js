@@ -2,7 +2,8 @@
 // browser holds a seat in, and the ways to a replay.
 
 import { call, keepHostToken, keepSeat, myGames } from './api.js';
-import { h, replace, say } from './dom.js';
+import { h, replace, say, sayError } from './dom.js';
+import { t } from './i18n.js';
 
 const field = (label, input, hint) => h('label', { class: 'field' }, h('span', {}, label), input, hint && h('small', {}, hint));
 
@@ -12,24 +13,25 @@ function options(values, selected) {
 
 export async function showLobby(main, navigate) {
   const list = h('ul', { class: 'games', 'aria-live': 'polite' });
-  const more = h('button', { type: 'button', class: 'secondary', hidden: true }, 'More games');
+  const more = h('button', { type: 'button', class: 'secondary', hidden: true }, t('lobby.more_games'));
   const mine = myGames();
   replace(main,
+    h('h1', {}, t('lobby.title')),
     h('section', { class: 'panel', 'aria-labelledby': 'create-title' },
-      h('h2', { id: 'create-title' }, 'New game'),
+      h('h2', { id: 'create-title' }, t('lobby.new_game')),
       createForm(navigate)),
     h('section', { class: 'panel', 'aria-labelledby': 'open-title' },
-      h('h2', { id: 'open-title' }, 'Open games'),
+      h('h2', { id: 'open-title' }, t('lobby.open_games')),
       list, more),
     mine.length > 0 && h('section', { class: 'panel', 'aria-labelledby': 'mine-title' },
-      h('h2', { id: 'mine-title' }, 'Your seats'),
+      h('h2', { id: 'mine-title' }, t('lobby.your_seats')),
       h('ul', { class: 'games' }, mine.map((game) => h('li', {},
-        h('a', { href: `#/game/${game.id}` }, `Game ${game.id.slice(0, 8)}`),
-        ` as ${game.name} (seat ${game.seat + 1})`)))),
+        h('a', { href: `#/game/${game.id}` }, t('lobby.game', { id: game.id.slice(0, 8) })),
+        ' ', t('lobby.seated_as', { name: game.name, seat: game.seat + 1 }))))),
     h('section', { class: 'panel', 'aria-labelledby': 'replay-title' },
-      h('h2', { id: 'replay-title' }, 'Replay and check a finished game'),
+      h('h2', { id: 'replay-title' }, t('lobby.replay_title')),
       replayForm(navigate),
-      h('p', {}, h('a', { href: '#/check' }, 'Check an exported log file (NDJSON) from your disk')),
+      h('p', {}, h('a', { href: '#/check' }, t('lobby.check_file'))),
     ));
   await listGames(list, more, null);
 }
@@ -40,30 +42,38 @@ async function listGames(list, more, cursor) {
     if (cursor) query.set('cursor', cursor);
     const { body } = await call('GET', `/v1/games?${query}`);
     if (!cursor) list.replaceChildren();
-    if (body.games.length === 0 && !cursor) list.append(h('li', { class: 'empty' }, 'No game is waiting for players: create one.'));
+    if (body.games.length === 0 && !cursor) list.append(h('li', { class: 'empty' }, t('lobby.no_open_game')));
     for (const game of body.games) list.append(gameItem(game));
     more.hidden = !body.next_cursor;
     more.onclick = () => listGames(list, more, body.next_cursor);
   } catch (error) {
-    say(`Could not load the open games: ${error.message}`);
+    sayError(error, t('lobby.list_failed'));
   }
 }
 
 function gameItem(game) {
-  const names = game.players.map((player) => player.name).join(', ') || 'nobody yet';
   return h('li', { class: 'game-item', 'data-game': game.id },
     h('div', {},
-      h('strong', {}, `${game.players.length} of ${game.seats} seats taken`),
-      ` · ${game.holes} hole${game.holes === 1 ? '' : 's'} · ${rulesText(game.rules)}`,
-      h('div', { class: 'muted' }, `Players: ${names}`)),
-    h('a', { class: 'button', href: `#/game/${game.id}` }, 'Join'));
+      h('strong', {}, seatsTaken(game)),
+      ` · ${t('game.holes', { count: game.holes })} · ${rulesText(game.rules)}`,
+      h('div', { class: 'muted' }, t('lobby.players', { names: playerNames(game) }))),
+    h('a', { class: 'button', href: `#/game/${game.id}`, 'aria-label': t('lobby.join_label', { names: playerNames(game) }) }, t('lobby.join')));
 }
 
+export function seatsTaken(game) {
+  return t('game.seats_taken', { taken: game.players.length, count: game.seats });
+}
+
+export function playerNames(game) {
+  return game.players.map((player) => player.name).join(', ') || t('game.nobody_yet');
+}
+
+// The options of a game in a few words, for the lobby's list and the join form.
 export function rulesText(rules) {
   const parts = [];
-  if (rules.final_turns) parts.push('final turns');
-  if (rules.flip_after_discard !== 'never') parts.push(`flip after discard: ${rules.flip_after_discard}`);
-  parts.push(`at most ${rules.max_turns_per_hole} turns a hole`);
+  if (rules.final_turns) parts.push(t('rules.short.final_turns'));
+  if (rules.flip_after_discard !== 'never') parts.push(t(`rules.short.flip_${rules.flip_after_discard}`));
+  parts.push(t('rules.short.max_turns', { count: rules.max_turns_per_hole }));
   return parts.join(', ');
 }
 
@@ -72,12 +82,12 @@ function createForm(navigate) {
   const clientSeed = h('input', { name: 'client_seed', maxlength: 64, autocomplete: 'off' });
   const seats = h('select', { name: 'seats' }, options([['2', '2'], ['3', '3'], ['4', '4']], '4'));
   const bots = h('select', { name: 'bots' });
-  const strategy = h('select', { name: 'strategy' }, options([['greedy', 'greedy'], ['random', 'random']], 'greedy'));
+  const strategy = h('select', { name: 'strategy' }, options([['greedy', t('bot.greedy')], ['random', t('bot.random')]], 'greedy'));
   const holes = h('input', { name: 'holes', type: 'number', min: 1, max: 18, value: '9', required: true });
   const finalTurns = h('input', { name: 'final_turns', type: 'checkbox' });
   const flip = h('select', { name: 'flip_after_discard' },
-    options([['never', 'never'], ['optional', 'optional'], ['always', 'always']], 'never'));
-  const maxTurns = h('input', { name: 'max_turns_per_hole', type: 'number', min: 2, max: 800, placeholder: '50 × seats' });
+    options(['never', 'optional', 'always'].map((value) => [value, t(`rules.flip.${value}`)]), 'never'));
+  const maxTurns = h('input', { name: 'max_turns_per_hole', type: 'number', min: 2, max: 800, placeholder: t('lobby.turn_cap_placeholder') });
   const privateGame = h('input', { name: 'private', type: 'checkbox' });
   const fillBots = () => {
     const count = Number(seats.value);
@@ -86,15 +96,15 @@ function createForm(navigate) {
   };
   seats.addEventListener('change', fillBots);
   fillBots();
-  const submit = h('button', { type: 'submit' }, 'Create and sit down');
+  const submit = h('button', { type: 'submit' }, t('lobby.create'));
   const form = h('form', { class: 'create' },
-    field('Your name', name),
-    field('Your client seed', clientSeed, 'optional: your own entropy for the deals'),
-    h('div', { class: 'row' }, field('Seats', seats), field('Bots', bots), field('Bot strategy', strategy)),
-    h('div', { class: 'row' }, field('Holes', holes), field('Flip after discard', flip), field('Turn cap per hole', maxTurns)),
+    field(t('form.name'), name),
+    field(t('form.client_seed'), clientSeed, t('form.client_seed_hint')),
+    h('div', { class: 'row' }, field(t('lobby.seats'), seats), field(t('lobby.bots'), bots), field(t('lobby.bot_strategy'), strategy)),
+    h('div', { class: 'row' }, field(t('lobby.holes'), holes), field(t('rules.flip_after_discard'), flip), field(t('lobby.turn_cap'), maxTurns)),
     h('div', { class: 'row' },
-      h('label', { class: 'checkbox' }, finalTurns, ' Final turns after a grid is complete'),
-      h('label', { class: 'checkbox' }, privateGame, ' Private (not listed in the lobby)')),
+      h('label', { class: 'checkbox' }, finalTurns, ' ', t('lobby.final_turns')),
+      h('label', { class: 'checkbox' }, privateGame, ' ', t('lobby.private'))),
     submit);
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
@@ -112,13 +122,13 @@ function createForm(navigate) {
       await sitDown(game, name.value, clientSeed.value);
       for (let i = 1; i <= Number(bots.value); i += 1) {
         await call('POST', `/v1/games/${game}/players`, {
-          body: { name: `Bot ${i}`, bot: strategy.value },
+          body: { name: t('bot.name', { number: i }), bot: strategy.value },
           token: created.body.host_token,
         });
       }
       navigate(`#/game/${game}`);
     } catch (error) {
-      say(error.message);
+      sayError(error);
     } finally {
       submit.disabled = false;
     }
@@ -137,8 +147,8 @@ export async function sitDown(game, name, clientSeed) {
 }
 
 function replayForm(navigate) {
-  const id = h('input', { name: 'game', required: true, placeholder: 'game id', autocomplete: 'off' });
-  const form = h('form', { class: 'inline' }, field('Game', id), h('button', { type: 'submit' }, 'Open the replay'));
+  const id = h('input', { name: 'game', required: true, placeholder: t('lobby.game_id_placeholder'), autocomplete: 'off' });
+  const form = h('form', { class: 'inline' }, field(t('lobby.game_id'), id), h('button', { type: 'submit' }, t('lobby.open_replay')));
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     if (id.value.trim()) navigate(`#/replay/${id.value.trim()}`);

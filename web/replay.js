@@ -6,20 +6,22 @@
 import { call } from './api.js';
 import { auditLog } from './audit.js';
 import { cardElement, gridElement } from './cards.js';
-import { h, replace, say } from './dom.js';
+import { h, replace, sayError } from './dom.js';
+import { formatNumber, formatTime, t } from './i18n.js';
 
 export async function showReplay(main, game) {
-  const status = h('p', { class: 'muted' }, 'Loading the log…');
-  replace(main, h('section', { class: 'panel' }, h('h2', {}, `Replay of game ${game.slice(0, 8)}`), status));
+  const status = h('p', { class: 'muted' }, t('replay.loading'));
+  replace(main, h('h1', {}, t('replay.title', { game: game.slice(0, 8) })), h('section', { class: 'panel' }, status));
   let text;
   try {
     ({ body: text } = await call('GET', `/v1/games/${encodeURIComponent(game)}/export`));
   } catch (error) {
-    replace(status, error.message);
+    replace(status);
+    sayError(error);
     return;
   }
   const serverAudit = await call('GET', `/v1/games/${encodeURIComponent(game)}/audit`).then((answer) => answer.body, (error) => {
-    say(error.message);
+    sayError(error);
     return null;
   });
   const report = await auditLog(text);
@@ -33,16 +35,15 @@ export function showFileCheck(main) {
   input.addEventListener('change', async () => {
     const file = input.files[0];
     if (!file) return;
-    replace(output, h('p', { class: 'muted' }, `Checking ${file.name}…`));
+    replace(output, h('p', { class: 'muted' }, t('check.checking', { file: file.name })));
     const report = await auditLog(await file.text());
     new Viewer(output, report, { fileName: file.name }).render();
   });
   replace(main,
     h('section', { class: 'panel' },
-      h('h2', {}, 'Check an exported log'),
-      h('p', {}, 'Open a finished game\'s export (GET /v1/games/{id}/export, one JSON entry a line). ',
-        'This page checks it by itself, with nothing from the server.'),
-      h('label', { class: 'field' }, h('span', {}, 'Log file (NDJSON)'), input)),
+      h('h1', {}, t('check.title')),
+      h('p', {}, t('check.intro')),
+      h('label', { class: 'field' }, h('span', {}, t('check.file')), input)),
     output);
 }
 
@@ -61,7 +62,7 @@ class Viewer {
   render() {
     const count = this.report.steps.length;
     const slider = h('input', {
-      type: 'range', min: 1, max: Math.max(count, 1), value: String(this.step), 'aria-label': 'Step through the log', 'data-testid': 'step',
+      type: 'range', min: 1, max: Math.max(count, 1), value: String(this.step), 'aria-label': t('replay.step'), 'data-testid': 'step',
     });
     const label = h('output', { 'data-testid': 'step-label' });
     const go = (step) => {
@@ -71,13 +72,14 @@ class Viewer {
     };
     slider.addEventListener('input', () => go(Number(slider.value)));
     replace(this.main,
+      this.game && h('h1', {}, t('replay.title', { game: this.game.slice(0, 8) })),
       this.checkPanel(),
       count > 0 && h('section', { class: 'panel' },
-        h('h2', {}, 'Step through the log'),
+        h('h2', {}, t('replay.step')),
         h('div', { class: 'inline slider' },
-          h('button', { type: 'button', class: 'secondary', onclick: () => go(this.step - 1), 'aria-label': 'Previous entry' }, '◀'),
+          h('button', { type: 'button', class: 'secondary', onclick: () => go(this.step - 1), 'aria-label': t('replay.previous') }, '◀'),
           slider,
-          h('button', { type: 'button', class: 'secondary', onclick: () => go(this.step + 1), 'aria-label': 'Next entry' }, '▶')),
+          h('button', { type: 'button', class: 'secondary', onclick: () => go(this.step + 1), 'aria-label': t('replay.next') }, '▶')),
         label,
         this.board),
       this.factsPanel());
@@ -86,72 +88,78 @@ class Viewer {
 
   checkPanel() {
     const report = this.report;
-    const verdict = report.verified
-      ? 'The in-browser check passed: this log is a complete game, fairly dealt and scored by the rules.'
-      : `The in-browser check FAILED at entry ${report.firstBadSeq}.`;
+    const verdict = report.verified ? t('check.passed') : t('check.failed', { seq: report.firstBadSeq });
     const server = this.serverAudit;
+    const serverVerdict = server && (server.verified === null || server.verified === undefined
+      ? t('check.server.pending')
+      : server.verified ? t('check.server.verified') : t('check.server.failed', { seq: server.first_bad_seq }));
     return h('section', { class: `panel check ${report.verified ? 'ok' : 'bad'}`, 'data-testid': 'check' },
-      h('h2', {}, this.fileName ? `Check of ${this.fileName}` : 'Checked in your browser'),
+      h('h2', {}, this.fileName ? t('check.of_file', { file: this.fileName }) : t('check.in_browser')),
       h('p', { class: 'verdict', 'data-testid': 'verdict', 'data-verified': String(report.verified), 'data-first-bad-seq': report.firstBadSeq === null ? '' : String(report.firstBadSeq) }, verdict),
-      report.stacked && h('p', {}, `This game was created with explicit decks ("stacked"): ${report.stackedHoles.length ? `holes ${report.stackedHoles.join(', ')} were dealt from them and prove nothing about fairness` : 'yet every deal is the fair shuffle'}.`),
-      h('ul', { class: 'checks' }, report.checks.map(({ check, outcome }) => h('li', { class: outcome, 'data-check': check }, h('span', { class: 'outcome' }, outcome.toUpperCase()), ` ${check}`))),
-      report.findings.length > 0 && h('ul', { class: 'findings', 'data-testid': 'findings' }, report.findings.map((finding) => h('li', {}, `seq ${finding.seq} (${finding.check}): ${finding.message}`))),
-      server && h('p', { 'data-testid': 'server-audit' },
-        `The server's own audit, computed when the game ended: ${server.verified ? 'verified' : server.verified === false ? `failed at entry ${server.first_bad_seq}` : 'not done yet'}.`));
+      report.stacked && h('p', {}, report.stackedHoles.length
+        ? t('check.stacked_holes', { count: report.stackedHoles.length, holes: report.stackedHoles.join(', ') })
+        : t('check.stacked_fair')),
+      h('ul', { class: 'checks' }, report.checks.map(({ check, outcome }) => h('li', { class: outcome, 'data-check': check },
+        h('span', { class: 'outcome' }, t(`check.outcome.${outcome}`)), ` ${t(`check.${check}`)}`))),
+      report.findings.length > 0 && h('ul', { class: 'findings', 'data-testid': 'findings' }, report.findings.map((finding) => h('li', {},
+        t('check.finding', { seq: finding.seq, check: t(`check.${finding.check}`), message: t(`finding.${finding.key}`, finding.params) })))),
+      server && h('p', { 'data-testid': 'server-audit' }, serverVerdict));
   }
 
   factsPanel() {
     const facts = this.report.facts;
     const row = (name, value) => h('tr', {}, h('th', { scope: 'row' }, name), h('td', { class: 'mono' }, value === undefined || value === null ? '—' : String(value)));
     return h('section', { class: 'panel facts' },
-      h('h2', {}, 'Seeds and commitment'),
-      h('div', { class: 'scroll' }, h('table', {}, h('tbody', {},
-        row('Game', facts.gameId),
-        row('Commitment (published at creation)', facts.commitment),
-        row('Server seed (revealed at the end)', facts.seed),
-        row('Effective seed S', facts.effectiveSeed),
-        row('Head hash', facts.headHash)))),
-      h('h3', {}, 'Client seeds'),
-      h('div', { class: 'scroll' }, h('table', { 'data-testid': 'client-seeds' },
-        h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Seat'), h('th', { scope: 'col' }, 'Player'), h('th', { scope: 'col' }, 'Client seed'))),
+      h('h2', {}, t('facts.title')),
+      h('div', { class: 'scroll', tabindex: '0', role: 'region', 'aria-label': t('facts.title') }, h('table', {}, h('tbody', {},
+        row(t('facts.game'), facts.gameId),
+        row(t('facts.commitment'), facts.commitment),
+        row(t('facts.seed'), facts.seed),
+        row(t('facts.effective_seed'), facts.effectiveSeed),
+        row(t('facts.head_hash'), facts.headHash)))),
+      h('h3', {}, t('facts.client_seeds')),
+      h('div', { class: 'scroll', tabindex: '0', role: 'region', 'aria-label': t('facts.client_seeds') }, h('table', { 'data-testid': 'client-seeds' },
+        h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t('facts.seat')), h('th', { scope: 'col' }, t('table.player')), h('th', { scope: 'col' }, t('form.client_seed')))),
         h('tbody', {}, (facts.clientSeeds || []).map((join) => h('tr', {},
-          h('td', {}, String(join.seat + 1)),
-          h('td', {}, join.bot ? `${join.name} (bot)` : join.name),
-          h('td', { class: 'mono' }, join.clientSeed === '' ? '(none)' : join.clientSeed)))))));
+          h('td', {}, formatNumber(join.seat + 1)),
+          h('td', {}, join.bot ? `${join.name} ${t('facts.bot_suffix')}` : join.name),
+          h('td', { class: 'mono' }, join.clientSeed === '' ? t('facts.no_seed') : join.clientSeed)))))));
   }
 
   async showStep(label) {
     const step = this.report.steps[this.step - 1];
     const entry = this.report.entries[this.step - 1];
-    label.value = `Entry ${step.seq} of ${this.report.steps.length}: ${entry.type}`;
+    label.value = t('replay.entry', { seq: step.seq, count: this.report.steps.length, type: entry.type, time: formatTime(entry.at) });
     label.textContent = label.value;
     const request = ++this.request;
     let view = null;
     if (this.game) {
       view = await call('GET', `/v1/games/${encodeURIComponent(this.game)}/replay/${step.seq}`).then((answer) => answer.body, (error) => {
-        say(error.message);
+        sayError(error);
         return null;
       });
       if (request !== this.request) return;
     }
     replace(this.board,
-      h('p', { class: 'muted' }, view ? serverLine(view) : `Hole ${step.hole || '—'}`,
-        ` · stock ${step.stockCount} · discard ${step.discardCount}`),
+      h('p', {}, view ? serverLine(view) : t('replay.hole', { hole: step.hole || '—' }),
+        ` · ${t('table.stock_count', { count: step.stockCount })} · ${t('table.discard_count', { count: step.discardCount })}`),
       h('div', { class: 'opponents' }, step.players.map((player, seat) => h('div', { class: 'player small', 'data-seat': seat },
-        h('div', { class: 'name' }, player.name, player.bot ? ` (bot: ${player.bot})` : ''),
+        h('h3', { class: 'name' }, player.name, player.bot ? ` ${t('table.bot_suffix', { bot: t(`bot.${player.bot}`) })}` : ''),
         player.grid.length
           ? gridElement((position) => cardElement(player.grid[position].card, { faceDown: !player.grid[position].up }))
-          : h('div', { class: 'muted' }, 'no cards yet'),
-        h('div', {}, `Holes ${player.scores.join(', ') || '—'} · total ${player.total}`)))),
+          : h('div', {}, t('replay.no_cards')),
+        h('div', {}, t('replay.player_scores', { scores: player.scores.map(formatNumber).join(', ') || '—', total: player.total }))))),
       h('div', { class: 'piles' },
-        step.discardTop && h('div', { class: 'pile' }, cardElement(step.discardTop), h('div', { class: 'muted' }, 'Discard top')),
-        step.drawn && h('div', { class: 'pile' }, cardElement(step.drawn.card), h('div', { class: 'muted' }, `${step.players[step.drawn.seat].name} drew from the ${step.drawn.source}`))),
-      h('details', {}, h('summary', {}, 'This entry as logged'), h('pre', { class: 'mono' }, JSON.stringify(entry, null, 2))));
+        step.discardTop && h('div', { class: 'pile' }, cardElement(step.discardTop), h('div', {}, t('replay.discard_top'))),
+        step.drawn && h('div', { class: 'pile' }, cardElement(step.drawn.card),
+          h('div', {}, t(`table.they_drew.${step.drawn.source}`, { name: step.players[step.drawn.seat].name })))),
+      h('details', {}, h('summary', {}, t('replay.as_logged')), h('pre', { class: 'mono' }, JSON.stringify(entry, null, 2))));
   }
 }
 
 function serverLine(view) {
-  const turn = view.current_seat === null ? '' : ` · ${view.players[view.current_seat].name} to play`;
-  const stage = view.stage ? ` · ${view.stage.replace('_', ' ')}` : '';
-  return `Server's view at version ${view.version}: ${view.status}${view.hole ? `, hole ${view.hole}` : ''}${stage}${turn}`;
+  const stage = view.stage ? ` · ${t(`stage.${view.stage}`)}` : '';
+  const turn = view.current_seat === null ? '' : ` · ${t('replay.to_play', { name: view.players[view.current_seat].name })}`;
+  const hole = view.hole ? `, ${t('replay.hole', { hole: view.hole })}` : '';
+  return `${t('replay.server_view', { version: view.version, status: t(`game.status.${view.status}`) })}${hole}${stage}${turn}`;
 }

@@ -1,25 +1,20 @@
 // The table: the caller's grid, the opponents', the piles, whose turn, the drawn card, the legal
-// moves as the only things to click, the scores, and live updates from the game's stream (read
-// with fetch and the Authorization header; each entry re-fetches the view with If-None-Match).
+// moves as the only things to click (or Tab to and press), the game's options, the scores, and
+// live updates from the game's stream (read with fetch and the Authorization header; each entry
+// re-fetches the view with If-None-Match, and what the others did is announced).
 
 import { call, follow, forgetSeat, hostTokenOf, seatOf } from './api.js';
+import { announceEntry } from './announce.js';
 import { cardElement, cardName, gridElement } from './cards.js';
-import { h, replace, say } from './dom.js';
-import { rulesText, sitDown } from './lobby.js';
-
-const STAGES = {
-  reveal: 'everyone turns two cards face up',
-  draw: 'draw a card',
-  place: 'place the drawn card',
-  flip: 'flip a card, or pass',
-  hole_over: 'the hole is over',
-};
+import { announce, h, replace, say, sayError } from './dom.js';
+import { rulesPanel } from './help.js';
+import { formatNumber, formatTime, t } from './i18n.js';
+import { playerNames, rulesText, seatsTaken, sitDown } from './lobby.js';
 
 // A stacked game was created with explicit decks: its host knows every card, face down or in the
 // stock. Players are told before they sit down and at the table.
 function stackedWarning(view) {
-  return view.stacked && h('p', { class: 'message warning', role: 'alert', 'data-testid': 'stacked' },
-    'Stacked deck: this game was created with explicit decks, so its host knows every card, face down or in the stock. Play it only with someone you trust.');
+  return view.stacked && h('p', { class: 'message warning', role: 'alert', 'data-testid': 'stacked' }, t('table.stacked'));
 }
 
 export async function showTable(main, game, signal) {
@@ -38,6 +33,8 @@ class Table {
     this.busy = false;
     this.refreshing = null;
     this.stale = false;
+    this.announced = 0;
+    this.lastStatus = null;
   }
 
   get seat() {
@@ -60,11 +57,12 @@ class Table {
       } catch (error) {
         if (error.status !== 401) throw error;
         forgetSeat(this.game);
-        say(`This browser's seat in game ${this.game.slice(0, 8)} is no longer valid: ${error.message}`, 'warning');
+        say(t('table.seat_lost', { game: this.game.slice(0, 8), detail: error.message }), 'warning');
         await this.start();
         return;
       }
     }
+    this.announced = this.view.version;
     this.render();
     if (this.view.status !== 'finished') this.follow();
   }
@@ -72,14 +70,15 @@ class Table {
   showJoin(view) {
     const name = h('input', { name: 'name', required: true, maxlength: 40, value: localStorage.getItem('golf.name') || '' });
     const clientSeed = h('input', { name: 'client_seed', maxlength: 64, autocomplete: 'off' });
-    const submit = h('button', { type: 'submit' }, 'Take a seat');
+    const submit = h('button', { type: 'submit' }, t('table.take_seat'));
     const form = h('form', { class: 'panel join' },
-      h('h2', {}, `Join game ${this.game.slice(0, 8)}`),
+      h('h1', {}, t('table.join_title', { game: this.game.slice(0, 8) })),
       stackedWarning(view),
-      h('p', {}, `${view.players.length} of ${view.seats} seats taken · ${view.holes} holes · ${rulesText(view.rules)}`),
-      h('p', { class: 'muted' }, `Seated: ${view.players.map((player) => player.name).join(', ') || 'nobody yet'}`),
-      h('label', { class: 'field' }, h('span', {}, 'Your name'), name),
-      h('label', { class: 'field' }, h('span', {}, 'Your client seed'), clientSeed, h('small', {}, 'optional: your own entropy for the deals')),
+      h('p', {}, `${seatsTaken(view)} · ${t('game.holes', { count: view.holes })} · ${rulesText(view.rules)}`),
+      h('p', { class: 'muted' }, t('table.seated', { names: playerNames(view) })),
+      h('label', { class: 'field' }, h('span', {}, t('form.name')), name),
+      h('label', { class: 'field' }, h('span', {}, t('form.client_seed')), clientSeed, h('small', {}, t('form.client_seed_hint'))),
+      h('p', {}, h('a', { href: `#/help/${this.game}` }, t('table.how_to_play'))),
       submit);
     form.addEventListener('submit', async (event) => {
       event.preventDefault();
@@ -89,7 +88,7 @@ class Table {
         say('');
         await this.start();
       } catch (error) {
-        say(error.message);
+        sayError(error);
         submit.disabled = false;
       }
     });
@@ -123,7 +122,7 @@ class Table {
         try {
           if (await this.refresh()) this.render();
         } catch (error) {
-          say(error.message);
+          sayError(error);
         }
       } while (this.stale && !this.signal.aborted);
     })();
@@ -137,9 +136,13 @@ class Table {
     this.stopFollowing = new AbortController();
     this.signal.addEventListener('abort', () => this.stopFollowing.abort());
     follow(this.game, held && held.token, (entry) => {
+      if (entry.seq > this.announced) {
+        this.announced = entry.seq;
+        if (entry.data.seat !== this.view.you) announceEntry(entry, this.view);
+      }
       if (entry.seq > (this.view ? this.view.version : 0)) this.refreshSoon();
       if (entry.type === 'game_ended') this.stopFollowing.abort();
-    }, this.stopFollowing.signal, (error) => say(`The live updates stopped for a moment: ${error.message}`, 'warning'));
+    }, this.stopFollowing.signal, (error) => sayError(error, t('table.stream_trouble')));
   }
 
   async play(move) {
@@ -158,7 +161,7 @@ class Table {
         this.etag = answer.etag;
       }
     } catch (error) {
-      say(error.message);
+      sayError(error);
       this.selected = null;
       await this.refresh().catch(() => {});
     } finally {
@@ -171,11 +174,15 @@ class Table {
     const view = this.view;
     const you = typeof view.you === 'number' ? view.you : null;
     const moves = view.legal_moves || [];
-    const focused = document.activeElement && document.activeElement.dataset.focusKey;
+    const active = document.activeElement;
+    const focused = active && active.dataset.focusKey;
+    const hadFocus = this.main.contains(active) && active !== this.main;
     const others = view.players.filter((player) => player.seat !== you);
     const mine = view.players.find((player) => player.seat === you);
+    const status = h('section', { class: 'status panel', 'data-testid': 'status', tabindex: '-1' }, this.statusLine(view, you));
     replace(this.main,
-      h('section', { class: 'status panel', 'aria-live': 'polite', 'data-testid': 'status' }, this.statusLine(view, you)),
+      h('h1', { class: 'visually-hidden' }, t('table.title', { game: this.game.slice(0, 8) })),
+      status,
       stackedWarning(view),
       view.status === 'waiting' && this.waitingPanel(view),
       h('section', { class: 'board' },
@@ -186,62 +193,77 @@ class Table {
       this.scoresElement(view),
       view.last_hole && this.lastHoleElement(view),
       view.status === 'finished' && h('p', { class: 'panel' },
-        h('a', { class: 'button', href: `#/replay/${this.game}`, 'data-testid': 'open-replay' }, 'Replay and check this game')));
-    if (focused) {
-      const again = this.main.querySelector(`[data-focus-key="${focused}"]`);
-      if (again) again.focus();
-    }
+        h('a', { class: 'button', href: `#/replay/${this.game}`, 'data-testid': 'open-replay' }, t('table.open_replay'))),
+      rulesPanel(view, this.game));
+    this.announceStatus(status.textContent);
+    if (hadFocus) this.restoreFocus(focused, status);
+  }
+
+  // Focus stays on the same card or button across renders; when it is gone (the move was made),
+  // it goes to the first move now possible, else to the status line, never back to the page's top.
+  restoreFocus(focused, status) {
+    const again = focused && this.main.querySelector(`[data-focus-key="${focused}"]`);
+    const next = again || this.main.querySelector('.board button') || status;
+    next.focus();
+  }
+
+  // Whose turn it is, said once each time it changes.
+  announceStatus(text) {
+    if (text !== this.lastStatus) announce(text);
+    this.lastStatus = text;
   }
 
   statusLine(view, you) {
     const name = (seat) => {
       const player = view.players.find((p) => p.seat === seat);
-      return player ? player.name : `seat ${seat + 1}`;
+      return player ? player.name : t('table.seat', { seat: seat + 1 });
     };
-    if (view.status === 'waiting') return `Waiting for players: ${view.players.length} of ${view.seats} seats taken.`;
+    if (view.status === 'waiting') return t('status.waiting', { taken: view.players.length, count: view.seats });
     if (view.status === 'finished') {
-      return `Game over. ${view.winners.length > 1 ? 'Winners' : 'Winner'}: ${view.winners.map(name).join(', ')}.`;
+      return t('status.game_over', { count: view.winners.length, names: view.winners.map(name).join(', ') });
     }
     let turn;
     if (view.stage === 'reveal') {
       const me = view.players.find((p) => p.seat === you);
-      turn = me && me.revealed_count < 2 ? 'Turn two of your cards face up.' : 'Waiting for the others to turn two cards face up.';
+      turn = me && me.revealed_count < 2 ? t('status.reveal_yours') : t('status.reveal_others');
     } else if (view.current_seat === you) {
-      turn = `Your turn: ${STAGES[view.stage]}.`;
+      turn = t(`status.yours.${view.stage}`);
     } else if (view.current_seat !== null) {
-      turn = `${name(view.current_seat)} to play (${STAGES[view.stage]}).`;
+      turn = t(`status.theirs.${view.stage}`, { name: name(view.current_seat) });
     } else {
-      turn = STAGES[view.stage] || '';
+      turn = t('status.hole_over');
     }
-    return [h('strong', {}, `Hole ${view.hole} of ${view.holes}`), ` · ${turn}`];
+    const deadline = view.turn_deadline
+      && ` ${t('status.deadline', { time: formatTime(view.turn_deadline, { timeStyle: 'medium' }) })}`;
+    return [h('strong', {}, t('status.hole', { hole: view.hole, count: view.holes })), ` · ${turn}`, deadline];
   }
 
   waitingPanel(view) {
     const link = `${location.origin}/#/game/${view.id}`;
-    const input = h('input', { readonly: true, value: link, 'aria-label': 'Invitation link', 'data-testid': 'invitation' });
+    const input = h('input', { readonly: true, value: link, 'aria-label': t('table.invitation_link'), 'data-testid': 'invitation' });
     const host = hostTokenOf(view.id);
     return h('section', { class: 'panel' },
-      h('p', {}, 'Invite players with this link (it names the game only, never a seat):'),
+      h('p', {}, t('table.invite')),
       h('div', { class: 'inline' }, input,
-        h('button', { type: 'button', class: 'secondary', onclick: () => this.copy(link, input) }, 'Copy')),
+        h('button', { type: 'button', class: 'secondary', onclick: () => this.copy(link, input) }, t('table.copy'))),
       host && h('div', { class: 'inline' },
-        h('button', { type: 'button', class: 'secondary', onclick: () => this.seatBot(host) }, 'Seat a greedy bot'),
-        h('button', { type: 'button', class: 'secondary', onclick: () => this.cancel(host) }, 'Cancel the game')));
+        h('button', { type: 'button', class: 'secondary', onclick: () => this.seatBot(host) }, t('table.seat_bot')),
+        h('button', { type: 'button', class: 'secondary', onclick: () => this.cancel(host) }, t('table.cancel'))));
   }
 
   // The clipboard exists only in secure contexts (https, or this machine): elsewhere the link is
   // selected for the player to copy.
   copy(link, input) {
     input.select();
-    if (navigator.clipboard) navigator.clipboard.writeText(link).then(() => say('Link copied.', 'info'), () => {});
+    if (navigator.clipboard) navigator.clipboard.writeText(link).then(() => say(t('table.copied'), 'info'), () => {});
   }
 
   async seatBot(host) {
     try {
-      await call('POST', `/v1/games/${this.game}/players`, { body: { name: 'Bot (greedy)', bot: 'greedy' }, token: host });
+      await call('POST', `/v1/games/${this.game}/players`, { body: { name: t('bot.greedy_name'), bot: 'greedy' }, token: host });
       await this.refreshSoon();
     } catch (error) {
-      say(error.message);
+      sayError(error);
     }
   }
 
@@ -250,7 +272,7 @@ class Table {
       await call('DELETE', `/v1/games/${this.game}`, { token: host });
       location.hash = '#/';
     } catch (error) {
-      say(error.message);
+      sayError(error);
     }
   }
 
@@ -261,7 +283,7 @@ class Table {
     const cell = (position) => {
       const code = player.grid[position];
       const action = you ? this.positionAction(position, moves) : null;
-      const label = action && `${action.label} (${cardName(code)})`;
+      const label = action && t('table.card_action', { action: action.label, card: cardName(code) });
       return cardElement(code, {
         action: action && action.run,
         label,
@@ -270,30 +292,33 @@ class Table {
     };
     const grid = gridElement(cell, { 'data-testid': you ? 'my-grid' : `grid-${player.seat}` });
     for (const [position, element] of [...grid.children].entries()) element.dataset.focusKey = `${player.seat}-${position}`;
-    return h('div', { class: `player${you ? ' you' : ''}${turn ? ' turn' : ''}`, 'data-seat': player.seat },
-      h('div', { class: 'name' }, player.name, player.bot ? ` (bot: ${player.bot})` : '', you ? ' — you' : ''),
+    const heading = `player-${player.seat}-name`;
+    return h('section', { class: `player${you ? ' you' : ''}${turn ? ' turn' : ''}`, 'data-seat': player.seat, 'aria-labelledby': heading },
+      h('h2', { class: 'name', id: heading }, player.name,
+        player.bot ? ` ${t('table.bot_suffix', { bot: t(`bot.${player.bot}`) })}` : '',
+        you ? ` ${t('table.you_suffix')}` : '', turn ? ` ${t('table.to_play_suffix')}` : ''),
       grid,
-      h('div', { class: 'muted' }, `Total ${player.total}`));
+      h('div', { class: 'muted' }, t('table.total', { total: player.total })));
   }
 
   // What clicking a position of the caller's grid does, if anything is legal there.
   positionAction(position, moves) {
     const swap = moves.find((move) => move.type === 'swap' && move.position === position);
-    if (swap) return { label: `Place the drawn card at position ${position + 1}`, run: () => this.play(swap) };
+    if (swap) return { label: t('move.swap', { position: position + 1 }), run: () => this.play(swap) };
     const flip = moves.find((move) => move.type === 'flip' && move.position === position);
-    if (flip) return { label: `Flip position ${position + 1}`, run: () => this.play(flip) };
+    if (flip) return { label: t('move.flip', { position: position + 1 }), run: () => this.play(flip) };
     const reveals = moves.filter((move) => move.type === 'reveal');
     if (reveals.length === 0) return null;
     if (this.selected === null) {
       if (!reveals.some((move) => move.positions.includes(position))) return null;
-      return { label: `Choose position ${position + 1} to turn face up`, run: () => { this.selected = position; this.render(); } };
+      return { label: t('move.choose', { position: position + 1 }), run: () => { this.selected = position; this.render(); } };
     }
     if (this.selected === position) {
-      return { label: `Unchoose position ${position + 1}`, run: () => { this.selected = null; this.render(); } };
+      return { label: t('move.unchoose', { position: position + 1 }), run: () => { this.selected = null; this.render(); } };
     }
     const pair = reveals.find((move) => move.positions.includes(position) && move.positions.includes(this.selected));
     if (!pair) return null;
-    return { label: `Turn positions ${this.selected + 1} and ${position + 1} face up`, run: () => this.play(pair) };
+    return { label: t('move.reveal', { first: this.selected + 1, second: position + 1 }), run: () => this.play(pair) };
   }
 
   pilesElement(view, moves) {
@@ -301,36 +326,37 @@ class Table {
     const fromDiscard = moves.find((move) => move.type === 'draw' && move.source === 'discard');
     const stock = cardElement(null, {
       action: fromStock && (() => this.play(fromStock)),
-      label: fromStock ? 'Draw from the stock' : `The stock: ${view.stock_count} cards`,
+      label: fromStock ? t('move.draw_stock') : t('table.stock_label', { count: view.stock_count }),
     });
     stock.dataset.focusKey = 'stock';
     stock.dataset.testid = 'stock';
     const discard = view.discard_top
       ? cardElement(view.discard_top, {
         action: fromDiscard && (() => this.play(fromDiscard)),
-        label: fromDiscard ? `Take the ${cardName(view.discard_top)} from the discard pile` : `Discard pile: ${cardName(view.discard_top)}`,
+        label: fromDiscard ? t('move.draw_discard', { card: cardName(view.discard_top) }) : t('table.discard_label', { card: cardName(view.discard_top) }),
       })
-      : h('div', { class: 'card empty', role: 'img', 'aria-label': 'The discard pile is empty' });
+      : h('div', { class: 'card empty', role: 'img', 'aria-label': t('table.discard_empty') });
     discard.dataset.focusKey = 'discard';
     const drawn = view.drawn;
     let drawnElement = null;
     if (drawn) {
-      const who = drawn.seat === view.you ? 'You drew' : `${view.players[drawn.seat].name} drew`;
+      const who = drawn.seat === view.you
+        ? t(`table.you_drew.${drawn.source}`)
+        : t(`table.they_drew.${drawn.source}`, { name: view.players[drawn.seat].name });
       drawnElement = h('div', { class: 'pile drawn', 'data-testid': 'drawn' },
-        cardElement(drawn.card), h('div', { class: 'muted' }, `${who} from the ${drawn.source}`));
+        cardElement(drawn.card), h('div', { class: 'muted' }, who));
     }
     return h('div', { class: 'piles' },
-      h('div', { class: 'pile' }, stock, h('div', { class: 'muted', 'data-testid': 'stock-count' }, `Stock: ${view.stock_count}`)),
-      h('div', { class: 'pile' }, discard, h('div', { class: 'muted' }, `Discard: ${view.discard_count}`)),
+      h('div', { class: 'pile' }, stock, h('div', { class: 'muted', 'data-testid': 'stock-count' }, t('table.stock_count', { count: view.stock_count }))),
+      h('div', { class: 'pile' }, discard, h('div', { class: 'muted' }, t('table.discard_count', { count: view.discard_count }))),
       drawnElement);
   }
 
   actionsElement(moves) {
     const buttons = [];
-    const labels = { discard: 'Discard the drawn card', pass: 'Pass (do not flip)' };
     for (const move of moves) {
-      if (labels[move.type]) {
-        buttons.push(h('button', { type: 'button', 'data-focus-key': move.type, 'data-move': move.type, onclick: () => this.play(move) }, labels[move.type]));
+      if (move.type === 'discard' || move.type === 'pass') {
+        buttons.push(h('button', { type: 'button', 'data-focus-key': move.type, 'data-move': move.type, onclick: () => this.play(move) }, t(`move.${move.type}`)));
       }
     }
     return buttons.length ? h('div', { class: 'actions' }, buttons) : null;
@@ -339,23 +365,23 @@ class Table {
   scoresElement(view) {
     const holes = Array.from({ length: view.holes }, (_, i) => i + 1);
     return h('section', { class: 'panel scores' },
-      h('h2', {}, 'Scores'),
-      h('div', { class: 'scroll' },
+      h('h2', {}, t('table.scores')),
+      h('div', { class: 'scroll', tabindex: '0', role: 'region', 'aria-label': t('table.scores') },
         h('table', { 'data-testid': 'scores' },
-          h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Player'), holes.map((hole) => h('th', { scope: 'col' }, String(hole))), h('th', { scope: 'col' }, 'Total'))),
+          h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t('table.player')), holes.map((hole) => h('th', { scope: 'col' }, formatNumber(hole))), h('th', { scope: 'col' }, t('table.total_column')))),
           h('tbody', {}, view.players.map((player) => h('tr', { 'data-seat': player.seat },
             h('th', { scope: 'row' }, player.name),
-            holes.map((hole) => h('td', { 'data-hole': hole }, player.hole_scores[hole - 1] === undefined ? '' : String(player.hole_scores[hole - 1]))),
-            h('td', { 'data-total': '' }, String(player.total))))))));
+            holes.map((hole) => h('td', { 'data-hole': hole }, player.hole_scores[hole - 1] === undefined ? '' : formatNumber(player.hole_scores[hole - 1]))),
+            h('td', { 'data-total': '' }, formatNumber(player.total))))))));
   }
 
   lastHoleElement(view) {
     const last = view.last_hole;
     return h('section', { class: 'panel last-hole', 'data-testid': 'last-hole' },
-      h('h2', {}, `Hole ${last.hole}: ${last.reason === 'grid_complete' ? 'a grid was complete' : 'the turn cap was reached'}`),
+      h('h2', {}, t(`table.last_hole.${last.reason}`, { hole: last.hole })),
       h('div', { class: 'opponents' }, last.grids.map((grid, seat) => h('div', { class: 'player small' },
-        h('div', { class: 'name' }, view.players[seat].name),
+        h('h3', { class: 'name' }, view.players[seat].name),
         gridElement((position) => cardElement(grid[position])),
-        h('div', {}, `Score ${last.scores[seat]}`)))));
+        h('div', {}, t('table.score', { score: last.scores[seat] }))))));
   }
 }

@@ -1,5 +1,7 @@
-//! The web client: the page at `/` and its assets under `/web/`, embedded in the binary at build
-//! time from the `web/` folder, so the service needs no other files and no outside network.
+//! The web client: the page at `/` and its assets under `/web/` (its scripts, one catalog of
+//! strings per language, its web app manifest and icons, and `docs/RULES.md` as `/web/RULES.md`
+//! for its how-to-play screens), embedded in the binary at build time, so the service needs no
+//! other files and no outside network.
 //!
 //! Every answer carries `Content-Security-Policy: default-src 'self'; frame-ancestors 'none'` (no
 //! inline script or style, nothing from elsewhere, no framing by another site), `X-Frame-Options:
@@ -26,22 +28,36 @@ struct Asset {
 
 macro_rules! asset {
     ($name:literal, $content_type:expr) => {
+        asset!($name, concat!("web/", $name), $content_type)
+    };
+    ($name:literal, $file:expr, $content_type:expr) => {
         Asset {
             name: $name,
             content_type: $content_type,
-            body: include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/web/", $name)),
+            body: include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/", $file)),
         }
     };
 }
 
 const JAVASCRIPT: &str = "text/javascript; charset=utf-8";
+/// The content type of a web app manifest (W3C Web Application Manifest, "Media type registration").
+pub const MANIFEST: &str = "application/manifest+json";
 
 /// The files of `web/` that the client is made of.
 const ASSETS: &[Asset] = &[
     asset!("index.html", "text/html; charset=utf-8"),
     asset!("app.css", "text/css; charset=utf-8"),
     asset!("favicon.svg", "image/svg+xml"),
+    asset!("manifest.webmanifest", MANIFEST),
+    asset!("icon-192.png", "image/png"),
+    asset!("icon-512.png", "image/png"),
+    asset!("RULES.md", "docs/RULES.md", "text/markdown; charset=utf-8"),
     asset!("app.js", JAVASCRIPT),
+    asset!("i18n.js", JAVASCRIPT),
+    asset!("lang-en.js", JAVASCRIPT),
+    asset!("lang-fr.js", JAVASCRIPT),
+    asset!("help.js", JAVASCRIPT),
+    asset!("announce.js", JAVASCRIPT),
     asset!("api.js", JAVASCRIPT),
     asset!("dom.js", JAVASCRIPT),
     asset!("lobby.js", JAVASCRIPT),

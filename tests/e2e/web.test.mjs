@@ -5,34 +5,21 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import { canonicalize } from '../../web/jcs.js';
 import { entryHash, toHex } from '../../web/audit.js';
-
-const BASE = process.env.GOLF_URL;
-const OUT = process.env.E2E_OUT;
-const STEP_TIMEOUT = 15_000;
-assert.ok(BASE && OUT, 'GOLF_URL and E2E_OUT must be set (scripts/test-web sets them)');
-mkdirSync(OUT, { recursive: true });
+import { api, BASE, DESKTOP, launchPersistent, OUT, openPage as openPageOf } from './support.mjs';
 
 let browser;
 let profile;
 
 before(async () => {
-  // A fresh profile (Chromium's --user-data-dir, which Playwright passes for a persistent context).
+  // A fresh profile (Chromium's --user-data-dir, which Playwright passes for a persistent context),
+  // in English.
   profile = mkdtempSync(join(tmpdir(), 'golf-e2e-'));
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    viewport: { width: 1280, height: 900 },
-    args: [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
-    ],
-  });
+  browser = await launchPersistent(profile, { viewport: DESKTOP, locale: 'en-US' });
 });
 
 after(async () => {
@@ -41,28 +28,7 @@ after(async () => {
 });
 
 // A new page whose console errors, page errors and CSP violations are collected.
-async function openPage() {
-  const page = await browser.newPage();
-  const context = { close: () => page.close() };
-  page.setDefaultTimeout(STEP_TIMEOUT);
-  const errors = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(`console: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
-  return { page, context, errors };
-}
-
-async function api(method, path, { body, token, expect } = {}) {
-  const headers = {};
-  if (body) headers['content-type'] = 'application/json';
-  if (token) headers.authorization = `Bearer ${token}`;
-  const response = await fetch(BASE + path, { method, headers, body: body && JSON.stringify(body) });
-  const text = await response.text();
-  if (expect) assert.equal(response.status, expect, `${method} ${path}: ${text}`);
-  else assert.ok(response.ok, `${method} ${path}: ${response.status} ${text}`);
-  return /^application\/(problem\+)?json/.test(response.headers.get('content-type') || '') ? JSON.parse(text) : text;
-}
+const openPage = () => openPageOf(browser);
 
 // A finished game played by bots alone, as the export of the server.
 async function botGame(seats, holes) {
@@ -261,9 +227,10 @@ test('an invited player joins through the link, and the host\'s table follows li
   await guest.page.getByLabel('Your name').fill('   ');
   await guest.page.getByRole('button', { name: 'Take a seat' }).click();
   await guest.page.waitForFunction(() => document.getElementById('message').textContent.includes('name'));
-  const detail = await guest.page.locator('#message').textContent();
+  const detail = await guest.page.getByTestId('problem-detail').textContent();
   const refused = await api('POST', `/v1/games/${game}/players`, { body: { name: '   ' }, expect: 422 });
   assert.equal(detail, refused.detail, 'a problem is shown by its detail');
+  assert.match(await guest.page.locator('#message').textContent(), /^The name was refused\. /, 'explained by its code');
   await guest.page.getByLabel('Your name').fill('Guest <i>');
   await guest.page.getByLabel('Your client seed').fill('guest seed');
   await guest.page.getByRole('button', { name: 'Take a seat' }).click();
