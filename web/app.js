@@ -5,7 +5,7 @@
 
 import { say, sayError } from './dom.js';
 import { offerHelpOnce, showHelp } from './help.js';
-import { chooseLanguage, currentLanguage, LANGUAGES, languageName, preferredLanguage, t, useLanguage } from './i18n.js';
+import { chooseLanguage, currentLanguage, LANGUAGES, languageName, loadLanguages, preferredLanguage, t, useLanguage } from './i18n.js';
 import { showLobby } from './lobby.js';
 import { showFileCheck, showReplay } from './replay.js';
 import { showTable } from './table.js';
@@ -66,6 +66,7 @@ document.getElementById('language').addEventListener('change', async (event) => 
   await route();
 });
 
+await loadLanguages();
 await useLanguage(preferredLanguage());
 translatePage();
 window.addEventListener('hashchange', route);

@@ -3,9 +3,15 @@
 // else English), t() for every string the page shows, and numbers and times formatted for the
 // language with Intl.
 
-// The languages there are a catalog for; the first is the fallback. Adding one: write
-// web/lang-xx.js (the keys of lang-en.js), name it here and in src/api/webapp.rs.
-export const LANGUAGES = ['en', 'fr'];
+// The languages there are a catalog for, as the server lists them (each web/lang-xx.js it
+// embeds) once loadLanguages() has read its list; the first, English, is the fallback. Adding
+// one is writing web/lang-xx.js.
+export let LANGUAGES = ['en'];
+
+export async function loadLanguages() {
+  LANGUAGES = (await import('./languages.js')).default;
+}
+
 const CHOICE = 'golf.lang';
 
 let language = LANGUAGES[0];

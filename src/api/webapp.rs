@@ -1,7 +1,8 @@
 //! The web client: the page at `/` and its assets under `/web/` (its scripts, one catalog of
-//! strings per language, its web app manifest and icons, and `docs/RULES.md` as `/web/RULES.md`
-//! for its how-to-play screens), embedded in the binary at build time, so the service needs no
-//! other files and no outside network.
+//! strings per language, each `web/lang-xx.js` that `build.rs` finds, with `languages.js` listing
+//! them, its web app manifest and icons, and `docs/RULES.md` as `/web/RULES.md` for its
+//! how-to-play screens), embedded in the binary at build time, so the service needs no other files
+//! and no outside network.
 //!
 //! Every answer carries `Content-Security-Policy: default-src 'self'; frame-ancestors 'none'` (no
 //! inline script or style, nothing from elsewhere, no framing by another site), `X-Frame-Options:
@@ -54,8 +55,6 @@ const ASSETS: &[Asset] = &[
     asset!("RULES.md", "docs/RULES.md", "text/markdown; charset=utf-8"),
     asset!("app.js", JAVASCRIPT),
     asset!("i18n.js", JAVASCRIPT),
-    asset!("lang-en.js", JAVASCRIPT),
-    asset!("lang-fr.js", JAVASCRIPT),
     asset!("help.js", JAVASCRIPT),
     asset!("announce.js", JAVASCRIPT),
     asset!("api.js", JAVASCRIPT),
@@ -67,6 +66,8 @@ const ASSETS: &[Asset] = &[
     asset!("audit.js", JAVASCRIPT),
     asset!("jcs.js", JAVASCRIPT),
 ];
+
+include!(concat!(env!("OUT_DIR"), "/catalogs.rs"));
 
 /// Registers `/` and `/web/{name}`.
 pub fn configure(config: &mut web::ServiceConfig) {
@@ -86,7 +87,11 @@ async fn asset(name: Path<String>) -> Result<HttpResponse, ApiError> {
 }
 
 fn find(name: &str) -> Option<&'static Asset> {
-    ASSETS.iter().find(|asset| asset.name == name)
+    ASSETS
+        .iter()
+        .chain(CATALOGS)
+        .chain([&LANGUAGES])
+        .find(|asset| asset.name == name)
 }
 
 fn serve(asset: &'static Asset) -> HttpResponse {

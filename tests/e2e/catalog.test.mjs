@@ -1,6 +1,6 @@
 // The catalogs of the web client's strings (web/lang-*.js): every language has the keys of
-// English, with the same placeholders and plural forms, and is named where the page and the server
-// look for it; and no string the page shows is written outside them: web/*.js and web/index.html
+// English, with the same placeholders and plural forms, and is a language the running server
+// offers (GOLF_URL's /web/languages.js, which its build lists from the files); and no string the page shows is written outside them: web/*.js and web/index.html
 // are scanned for prose, with a short allow-list of what is not prose (CSS classes, HTTP names).
 // Node alone: no browser.
 
@@ -12,7 +12,6 @@ const WEB = new URL('../../web/', import.meta.url);
 const read = (name) => readFileSync(new URL(name, WEB), 'utf8');
 const files = readdirSync(WEB);
 const catalogFiles = files.filter((name) => /^lang-[a-z]{2,3}\.js$/.test(name));
-const { LANGUAGES } = await import(new URL('i18n.js', WEB));
 const catalogs = Object.fromEntries(await Promise.all(catalogFiles.map(async (name) =>
   [name.slice(5, -3), (await import(new URL(name, WEB))).default])));
 
@@ -41,11 +40,14 @@ test('every language has exactly the keys of English, with the same placeholders
   }
 });
 
-test('a catalog file is a language of the page and a file the server embeds', () => {
-  const embedded = readFileSync(new URL('../../src/api/webapp.rs', import.meta.url), 'utf8');
-  assert.deepEqual([...LANGUAGES].sort(), Object.keys(catalogs).sort(), 'LANGUAGES in web/i18n.js names every web/lang-*.js');
-  for (const name of catalogFiles) assert.ok(embedded.includes(`asset!("${name}"`), `src/api/webapp.rs embeds ${name}`);
-  assert.equal(LANGUAGES[0], 'en', 'English comes first: it is the fallback');
+test('every catalog file is a language the server offers, English first', async () => {
+  const served = await fetch(new URL('/web/languages.js', process.env.GOLF_URL));
+  assert.equal(served.status, 200);
+  const listed = (await served.text()).match(/^export default \[(.*)\];$/m);
+  assert.ok(listed, 'languages.js exports a list');
+  const languages = [...listed[1].matchAll(/'([a-z]+)'/g)].map((match) => match[1]);
+  assert.deepEqual([...languages].sort(), Object.keys(catalogs).sort(), 'the server offers every web/lang-*.js');
+  assert.equal(languages[0], 'en', 'English comes first: it is the fallback');
 });
 
 // The string literals of a JS source (the static parts of template literals included), with their
