@@ -99,7 +99,6 @@ export default {
   'bot.greedy': 'greedy',
   'bot.random': 'random',
   'bot.name': 'Bot {number}',
-  'bot.greedy_name': 'Bot (greedy)',
 
   'lobby.new_game': 'New game',
   'lobby.open_games': 'Open games',

@@ -99,7 +99,6 @@ export default {
   'bot.greedy': 'glouton',
   'bot.random': 'au hasard',
   'bot.name': 'Robot {number}',
-  'bot.greedy_name': 'Robot (glouton)',
 
   'lobby.new_game': 'Nouvelle partie',
   'lobby.open_games': 'Parties ouvertes',

@@ -260,7 +260,8 @@ class Table {
 
   async seatBot(host) {
     try {
-      await call('POST', `/v1/games/${this.game}/players`, { body: { name: t('bot.greedy_name'), bot: 'greedy' }, token: host });
+      const name = t('bot.name', { number: (this.view?.players.length ?? 0) + 1 });
+      await call('POST', `/v1/games/${this.game}/players`, { body: { name, bot: 'greedy' }, token: host });
       await this.refreshSoon();
     } catch (error) {
       sayError(error);
