@@ -108,8 +108,10 @@ fn check_cards_accounted_for(state: &State) {
     let mut expected: Vec<String> = ["S", "H", "D", "C"]
         .iter()
         .flat_map(|suit| {
-            ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
-                .map(|rank| format!("{rank}{suit}"))
+            [
+                "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K",
+            ]
+            .map(|rank| format!("{rank}{suit}"))
         })
         .collect();
     if state.rules.jokers == 2 {
@@ -158,11 +160,18 @@ fn independent_score(grid: &[Card], rules: &Rules) -> i32 {
     let mut pair_ranks: Vec<&str> = Vec::new();
     for c in 0..columns {
         let column: Vec<&str> = (0..rows).map(|r| codes[r * columns + c].as_str()).collect();
-        let sum: i32 = column.iter().map(|code| points(code, rules.joker_value)).sum();
+        let sum: i32 = column
+            .iter()
+            .map(|code| points(code, rules.joker_value))
+            .sum();
         let all_same = column.iter().all(|code| rank(code) == rank(column[0]));
         let negative = matches!(rank(column[0]), "2" | "joker");
         let keep = rules.negative_pairs == golf_server::engine::PairRule::Keep;
-        score += if all_same && !(keep && negative) { 0 } else { sum };
+        score += if all_same && !(keep && negative) {
+            0
+        } else {
+            sum
+        };
         if all_same {
             pair_ranks.push(rank(column[0]));
         }
@@ -325,25 +334,39 @@ fn variant_rules(seats: u8) -> impl Strategy<Value = Rules> {
         prop_oneof![Just("zero"), Just("keep")],
         prop_oneof![Just(0i64), -50i64..=-1],
         any::<bool>(),
-        (any::<bool>(), flip_rule(), prop_oneof![Just(0i64), Just(3), Just(30), Just(390)]),
+        (
+            any::<bool>(),
+            flip_rule(),
+            prop_oneof![Just(0i64), Just(3), Just(30), Just(390)],
+        ),
     )
-        .prop_map(move |(grid, reveal, jokers, value, pairs, bonus, knock, (ft, flip, extra))| {
-            let cells: i64 = if grid == "2x2" { 4 } else if grid == "2x4" { 8 } else if grid == "3x3" { 9 } else { 6 };
-            let input = RulesInput {
-                final_turns: Some(ft),
-                flip_after_discard: Some(flip),
-                max_turns_per_hole: Some(i64::from(seats) + extra),
-                grid: Some(grid.to_owned()),
-                initial_reveal: Some(reveal as i64 % cells),
-                jokers: Some(jokers),
-                joker_value: Some(value),
-                negative_pairs: Some(pairs.to_owned()),
-                four_of_a_kind: Some(if grid == "3x3" { 0 } else { bonus }),
-                knock: Some(knock),
-                ..RulesInput::default()
-            };
-            input.resolve(seats).expect("options in range")
-        })
+        .prop_map(
+            move |(grid, reveal, jokers, value, pairs, bonus, knock, (ft, flip, extra))| {
+                let cells: i64 = if grid == "2x2" {
+                    4
+                } else if grid == "2x4" {
+                    8
+                } else if grid == "3x3" {
+                    9
+                } else {
+                    6
+                };
+                let input = RulesInput {
+                    final_turns: Some(ft),
+                    flip_after_discard: Some(flip),
+                    max_turns_per_hole: Some(i64::from(seats) + extra),
+                    grid: Some(grid.to_owned()),
+                    initial_reveal: Some(reveal as i64 % cells),
+                    jokers: Some(jokers),
+                    joker_value: Some(value),
+                    negative_pairs: Some(pairs.to_owned()),
+                    four_of_a_kind: Some(if grid == "3x3" { 0 } else { bonus }),
+                    knock: Some(knock),
+                    ..RulesInput::default()
+                };
+                input.resolve(seats).expect("options in range")
+            },
+        )
 }
 
 proptest! {

@@ -7,8 +7,8 @@ use engine_common::{
     swap,
 };
 use golf_server::engine::{
-    Card, Cells, ClientSeed, EndReason, Event, FlipRule, Move, MoveRequest, PlayerName, Rank, RuleError,
-    Rules, RulesInput, Source, Stage, State, Status, Suit, Timestamp, Viewer, apply,
+    Card, Cells, ClientSeed, EndReason, Event, FlipRule, Move, MoveRequest, PlayerName, Rank,
+    RuleError, Rules, RulesInput, Source, Stage, State, Status, Suit, Timestamp, Viewer, apply,
     canonical_deck, card_points, check_game_size, column_score, grid_score, legal_moves,
     parse_deck, parse_move, redact_event, shuffle, view,
 };
@@ -85,7 +85,10 @@ fn positions_are_zero_to_eight_and_a_game_takes_those_of_its_grid() {
     assert_eq!(err.code(), "position_out_of_range");
     assert!(serde_json::from_str::<golf_server::engine::Position>("9").is_err());
     let err = golf_server::engine::Position::within(6, 6).expect_err("a six-card grid");
-    assert_eq!(err.to_string(), "Position 6 is out of range: positions are 0 to 5.");
+    assert_eq!(
+        err.to_string(),
+        "Position 6 is out of range: positions are 0 to 5."
+    );
 }
 
 // ----- scoring -------------------------------------------------------------------------------
@@ -579,7 +582,10 @@ fn a_complete_grid_ends_the_hole_scores_every_grid_and_deals_the_next() {
     assert_eq!(v.stage, Some(Stage::HoleOver));
     assert_eq!(v.current_seat, None);
     assert_eq!(v.turn_started_at, None);
-    assert_eq!(v.players[0].grid, Cells::from_fn(6, |i| Some(hidden_of_seat_0[i])));
+    assert_eq!(
+        v.players[0].grid,
+        Cells::from_fn(6, |i| Some(hidden_of_seat_0[i]))
+    );
     assert_eq!(
         v.last_hole.as_ref().map(|h| h.scores.clone()),
         Some(scores.clone())

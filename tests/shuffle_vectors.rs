@@ -64,7 +64,10 @@ fn deal_orders_of_holes_one_and_two_match_the_reference() {
     assert_eq!(codes(&shuffle::deal_order(&seed, 1, 0)), HOLE_1);
     assert_eq!(codes(&shuffle::deal_order(&seed, 2, 0)), HOLE_2);
     let two_empty = shuffle::effective_seed(&server_seed(), ["", ""]);
-    assert_eq!(codes(&shuffle::deal_order(&two_empty, 1, 0)), HOLE_1_TWO_EMPTY);
+    assert_eq!(
+        codes(&shuffle::deal_order(&two_empty, 1, 0)),
+        HOLE_1_TWO_EMPTY
+    );
 }
 
 #[test]

@@ -408,10 +408,7 @@ impl AuditUnderWay {
             if *deck == shuffle::deal_order(effective, u32::from(*hole), jokers) {
                 self.report.fair_deals += 1;
                 leading = false;
-            } else if leading
-                && usize::from(*hole) == decks.len() + 1
-                && is_a_deck(deck, jokers)
-            {
+            } else if leading && usize::from(*hole) == decks.len() + 1 && is_a_deck(deck, jokers) {
                 self.report.stacked_holes.push(*hole);
                 decks.push(deck.clone());
             } else {
@@ -441,12 +438,7 @@ impl AuditUnderWay {
     }
 
     /// Re-decides the entries before one that is no log event, to find an earlier fault.
-    fn replay_prefix(
-        &mut self,
-        log: &[LoggedEvent],
-        server_seed: [u8; 32],
-        decks: Vec<Vec<Card>>,
-    ) {
+    fn replay_prefix(&mut self, log: &[LoggedEvent], server_seed: [u8; 32], decks: Vec<Vec<Card>>) {
         let secrets = Secrets { server_seed, decks };
         if let Err(error) = engine::replay_prefix(log, &secrets) {
             self.refused(log, &error);

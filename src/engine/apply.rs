@@ -269,7 +269,9 @@ fn apply_deal(state: &mut State, hole: u8, dealer: Seat, deck: &[Card], at: Time
     state.discard.clear();
     state.discard.extend(deck.get(dealt));
     state.stock.clear();
-    state.stock.extend(deck.get(dealt + 1..).unwrap_or_default().iter().rev());
+    state
+        .stock
+        .extend(deck.get(dealt + 1..).unwrap_or_default().iter().rev());
     state.status = Status::Playing;
     state.hole = hole;
     state.dealer = dealer;

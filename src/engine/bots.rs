@@ -114,7 +114,11 @@ impl Sight<'_> {
         let mut known = [Card::default(); 3];
         let (mut count, mut unknown) = (0, 0);
         for p in self.scoring.shape.column(column) {
-            match at.filter(|&(q, _)| q == p).map(|(_, card)| card).or(self.grid[p]) {
+            match at
+                .filter(|&(q, _)| q == p)
+                .map(|(_, card)| card)
+                .or(self.grid[p])
+            {
                 Some(card) => {
                     known[count] = card;
                     count += 1;
@@ -148,8 +152,8 @@ impl Sight<'_> {
         let mut best = (Position::ALL[0], i32::MAX);
         for position in &Position::ALL[..self.grid.len()] {
             let column = position.index() % columns;
-            let estimate =
-                base - self.column(column, None) + self.column(column, Some((position.index(), card)));
+            let estimate = base - self.column(column, None)
+                + self.column(column, Some((position.index(), card)));
             if estimate < best.1 {
                 best = (*position, estimate);
             }
@@ -197,9 +201,9 @@ fn greedy(obs: &Observation) -> Move {
             {
                 return Move::Knock;
             }
-            let take = obs.discard_top.is_some_and(|top| {
-                estimate - sight.best_placement(top).1 >= TAKE_DISCARD_GAIN
-            });
+            let take = obs
+                .discard_top
+                .is_some_and(|top| estimate - sight.best_placement(top).1 >= TAKE_DISCARD_GAIN);
             let source = if take { Source::Discard } else { Source::Stock };
             Move::Draw { source }
         }

@@ -402,9 +402,8 @@ impl<T: Serialize> Serialize for Cells<T> {
 impl<'de, T: Deserialize<'de> + Copy + Default> Deserialize<'de> for Cells<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Cells<T>, D::Error> {
         let values = Vec::<T>::deserialize(deserializer)?;
-        Cells::from_slice(&values).ok_or_else(|| {
-            serde::de::Error::invalid_length(values.len(), &"at most 9 values")
-        })
+        Cells::from_slice(&values)
+            .ok_or_else(|| serde::de::Error::invalid_length(values.len(), &"at most 9 values"))
     }
 }
 

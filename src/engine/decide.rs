@@ -190,8 +190,8 @@ fn decide_play(
             cards: Cells::from_fn(positions.len(), |i| player.grid[positions[i].index()]),
         }),
         Move::Knock => {
-            events.push(Event::Knocked { seat });
-            end_turn(state, seat, player.grid, TurnKind::Knock, secrets, &mut events);
+            let knocked = Event::Knocked { seat };
+            closing(state, seat, knocked, TurnKind::Knock, secrets, &mut events);
         }
         Move::Draw { source } => {
             let card = draw(state, source, secrets, &mut events).ok_or_else(wrong_stage)?;
@@ -203,21 +203,37 @@ fn decide_play(
         }
         Move::Discard => {
             let drawn = state.drawn.ok_or_else(wrong_stage)?;
-            events.push(Event::CardDiscarded {
+            let discarded = Event::CardDiscarded {
                 seat,
                 card: drawn.card,
-            });
-            if !flip_follows(state, seat) {
-                end_turn(state, seat, player.grid, TurnKind::Open, secrets, &mut events);
+            };
+            if flip_follows(state, seat) {
+                events.push(discarded);
+            } else {
+                closing(state, seat, discarded, TurnKind::Open, secrets, &mut events);
             }
         }
         Move::Flip { position } => decide_flip(state, seat, position, secrets, &mut events),
         Move::Pass => {
-            events.push(Event::FlipDeclined { seat });
-            end_turn(state, seat, player.grid, TurnKind::Open, secrets, &mut events);
+            let declined = Event::FlipDeclined { seat };
+            closing(state, seat, declined, TurnKind::Open, secrets, &mut events);
         }
     }
     Ok(events)
+}
+
+/// Adds `event`, which ends `seat`'s turn (`kind`) leaving its grid as it is, and what follows.
+fn closing(
+    state: &State,
+    seat: Seat,
+    event: Event,
+    kind: TurnKind,
+    secrets: &Secrets,
+    events: &mut Vec<Event>,
+) {
+    events.push(event);
+    let grid = state.players[usize::from(seat)].grid;
+    end_turn(state, seat, grid, kind, secrets, events);
 }
 
 /// The card a draw from `source` takes, or `None` when there is none. From an empty stock, the
@@ -265,7 +281,14 @@ fn decide_swap(
     let mut grid = player.grid;
     grid[position.index()] = card;
     let up = player.face_up_count() + usize::from(!player.face_up[position.index()]);
-    end_turn(state, seat, grid, TurnKind::of(up, grid.len()), secrets, events);
+    end_turn(
+        state,
+        seat,
+        grid,
+        TurnKind::of(up, grid.len()),
+        secrets,
+        events,
+    );
 }
 
 /// `seat` turns its card at `position` face up after a discard, which ends its turn.

@@ -125,7 +125,9 @@ fn check_shape(state: &State, mv: &Move) -> Result<(), RuleError> {
         Position::within(i64::from(position.get()), cells)?;
     }
     match mv {
-        Move::Reveal { positions } if positions.len() != usize::from(state.rules.initial_reveal) => {
+        Move::Reveal { positions }
+            if positions.len() != usize::from(state.rules.initial_reveal) =>
+        {
             Err(RuleError::InvalidReveal {
                 given: positions.len(),
                 wanted: state.rules.initial_reveal,

@@ -432,7 +432,10 @@ fn chosen<T: Copy>(
         .copied()
         .find(|&choice| name_of(choice) == given)
         .ok_or_else(|| {
-            let names: Vec<String> = choices.iter().map(|&c| format!("\"{}\"", name_of(c))).collect();
+            let names: Vec<String> = choices
+                .iter()
+                .map(|&c| format!("\"{}\"", name_of(c)))
+                .collect();
             RuleError::InvalidGameOptions(format!(
                 "rules.{option} must be one of {}, not {given:?}",
                 names.join(", ")
@@ -495,7 +498,11 @@ impl RulesInput {
             self.initial_reveal,
             i64::from(INITIAL_REVEAL),
             |n| (0..cells).contains(&n),
-            &format!("0 to {} (the cells of grid {} less one)", cells - 1, grid.name()),
+            &format!(
+                "0 to {} (the cells of grid {} less one)",
+                cells - 1,
+                grid.name()
+            ),
         )?;
         let jokers = checked("jokers", self.jokers, 0, |n| n == 0 || n == 2, "0 or 2")?;
         let joker_value = checked(
@@ -510,7 +517,11 @@ impl RulesInput {
             self.four_of_a_kind,
             0,
             |n| FOUR_OF_A_KIND.contains(&n) && (n == 0 || grid.rows() == 2),
-            if grid.rows() == 2 { "0 or -50 to -1" } else { "0 with grid 3x3" },
+            if grid.rows() == 2 {
+                "0 or -50 to -1"
+            } else {
+                "0 with grid 3x3"
+            },
         )?;
         let rules = Rules {
             grid,
