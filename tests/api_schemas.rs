@@ -11,16 +11,17 @@ use common::openapi::{assert_valid, schema, spec, valid, validate};
 use common::{Backend, TestApp, pick_move, spawn_app};
 use serde_json::{Map, Value, json};
 
-const MOVES: [(&str, &str); 6] = [
+const MOVES: [(&str, &str); 7] = [
     ("reveal", "RevealMove"),
     ("draw", "DrawMove"),
     ("swap", "SwapMove"),
     ("discard", "DiscardMove"),
     ("flip", "FlipMove"),
     ("pass", "PassMove"),
+    ("knock", "KnockMove"),
 ];
 
-const ENTRIES: [(&str, &str); 13] = [
+const ENTRIES: [(&str, &str); 14] = [
     ("game_created", "GameCreated"),
     ("player_joined", "PlayerJoined"),
     ("hole_dealt", "HoleDealt"),
@@ -30,6 +31,7 @@ const ENTRIES: [(&str, &str); 13] = [
     ("card_discarded", "CardDiscarded"),
     ("card_flipped", "CardFlipped"),
     ("flip_declined", "FlipDeclined"),
+    ("knocked", "Knocked"),
     ("bot_took_seat", "BotTookSeat"),
     ("stock_reshuffled", "StockReshuffled"),
     ("hole_ended", "HoleEnded"),
@@ -224,7 +226,7 @@ fn the_validator_of_these_tests_refuses_what_the_schemas_refuse() {
     assert!(!valid(
         &spec,
         "Move",
-        &json!({"type": "flip", "position": 6})
+        &json!({"type": "flip", "position": 9})
     ));
     let drawn = json!({"seq": 3, "at": "2026-05-01T12:00:03.000000Z", "type": "card_drawn",
         "data": {"seat": 0, "source": "stock", "card": null}, "salt": null, "hash": "9f2c"});

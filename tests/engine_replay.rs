@@ -72,7 +72,9 @@ fn dealt_game() -> Game {
         let positions = [0, 1].map(|p| Position::new(p).unwrap());
         game.run(Command::Play {
             seat,
-            mv: Move::Reveal { positions },
+            mv: Move::Reveal {
+                positions: positions.into(),
+            },
         });
     }
     game
@@ -316,7 +318,7 @@ fn deals_reshuffles_and_the_commitment_are_checked_against_the_secrets() {
     );
     let stacked = Secrets {
         server_seed: secrets.server_seed,
-        decks: vec![canonical_deck()],
+        decks: vec![canonical_deck().to_vec()],
     };
     refused(
         log,

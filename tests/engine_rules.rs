@@ -7,14 +7,14 @@ use engine_common::{
     swap,
 };
 use golf_server::engine::{
-    Card, ClientSeed, EndReason, Event, FlipRule, Move, MoveRequest, PlayerName, Rank, RuleError,
-    Rules, RulesInput, Source, Stage, State, Status, Suit, Timestamp, Viewer, apply,
+    Card, Cells, ClientSeed, EndReason, Event, FlipRule, Move, MoveRequest, PlayerName, Rank,
+    RuleError, Rules, RulesInput, Source, Stage, State, Status, Suit, Timestamp, Viewer, apply,
     canonical_deck, card_points, check_game_size, column_score, grid_score, legal_moves,
     parse_deck, parse_move, redact_event, shuffle, view,
 };
 
-fn grid(codes: [&str; 6]) -> [Card; 6] {
-    codes.map(card)
+fn grid(codes: [&str; 6]) -> Cells<Card> {
+    codes.map(card).into()
 }
 
 fn default_rules(seats: u8) -> Rules {
@@ -79,12 +79,16 @@ fn parse_deck_accepts_a_permutation_and_names_what_is_wrong_otherwise() {
 }
 
 #[test]
-fn positions_are_zero_to_five() {
-    assert_eq!(pos(5).get(), 5);
-    let err = golf_server::engine::Position::new(6).expect_err("6 is out of range");
+fn positions_are_zero_to_eight_and_a_game_takes_those_of_its_grid() {
+    assert_eq!(pos(8).get(), 8);
+    let err = golf_server::engine::Position::new(9).expect_err("9 is out of range");
     assert_eq!(err.code(), "position_out_of_range");
-    assert!(serde_json::from_str::<golf_server::engine::Position>("6").is_err());
-    assert_eq!(pos(1).column_partner(), pos(4));
+    assert!(serde_json::from_str::<golf_server::engine::Position>("9").is_err());
+    let err = golf_server::engine::Position::within(6, 6).expect_err("a six-card grid");
+    assert_eq!(
+        err.to_string(),
+        "Position 6 is out of range: positions are 0 to 5."
+    );
 }
 
 // ----- scoring -------------------------------------------------------------------------------
@@ -304,14 +308,15 @@ fn a_stacked_game_deals_exactly_the_given_decks_then_the_protocol_shuffle() {
         "7H",
         &["8H", "9H"],
     );
-    let mut deck2 = canonical_deck();
+    let mut deck2 = canonical_deck().to_vec();
     deck2.reverse();
-    let mut game = started(2, 3, rules(false, FlipRule::Never, 2), vec![deck1, deck2]);
+    let decks = vec![deck1.clone(), deck2.clone()];
+    let mut game = started(2, 3, rules(false, FlipRule::Never, 2), decks);
     assert!(game.state.stacked);
     assert!(view(&game.state, Viewer::Spectator).stacked);
     let dealt = |game: &Game, hole: u8| {
         game.events.iter().find_map(|e| match e {
-            Event::HoleDealt { hole: h, deck, .. } if *h == hole => Some(*deck),
+            Event::HoleDealt { hole: h, deck, .. } if *h == hole => Some(deck.clone()),
             _ => None,
         })
     };
@@ -330,7 +335,7 @@ fn a_stacked_game_deals_exactly_the_given_decks_then_the_protocol_shuffle() {
     game.reveal_all();
     game.draw_and_discard();
     game.draw_and_discard();
-    assert_eq!(dealt(&game, 2), Some(deck2));
+    assert_eq!(dealt(&game, 2), Some(deck2.clone()));
     // Dealer 1 in hole 2: card 0 goes to seat 0 at position 0, card 1 to seat 1.
     assert_eq!(game.state.dealer, 1);
     assert_eq!(game.state.players[0].grid[0], deck2[0]);
@@ -340,7 +345,7 @@ fn a_stacked_game_deals_exactly_the_given_decks_then_the_protocol_shuffle() {
     game.draw_and_discard();
     game.draw_and_discard();
     let seed = shuffle::effective_seed(&SERVER_SEED, ["", ""]);
-    assert_eq!(dealt(&game, 3), Some(shuffle::deal_order(&seed, 3)));
+    assert_eq!(dealt(&game, 3), Some(shuffle::deal_order(&seed, 3, 0)));
 }
 
 #[test]
@@ -383,7 +388,7 @@ fn each_seat_reveals_two_distinct_cards_in_any_order_then_the_dealers_left_plays
     assert!(matches!(
         &events[..],
         [Event::CardsRevealed { seat: 2, positions, cards }]
-            if *positions == [pos(3), pos(0)] && *cards == expected
+            if *positions == [pos(3), pos(0)].into() && *cards == expected.into()
     ));
     let err = game.play(2, reveal(1, 2)).expect_err("second reveal");
     assert_eq!(err.code(), "already_revealed");
@@ -556,7 +561,8 @@ fn a_complete_grid_ends_the_hole_scores_every_grid_and_deals_the_next() {
         grids[0], hidden_of_seat_0,
         "face-down cards are turned up and scored"
     );
-    assert_eq!(*scores, grids.iter().map(grid_score).collect::<Vec<_>>());
+    let expected: Vec<i32> = grids.iter().map(|grid| grid_score(grid)).collect();
+    assert_eq!(*scores, expected);
     assert!(matches!(
         new[3],
         Event::HoleDealt {
@@ -576,7 +582,10 @@ fn a_complete_grid_ends_the_hole_scores_every_grid_and_deals_the_next() {
     assert_eq!(v.stage, Some(Stage::HoleOver));
     assert_eq!(v.current_seat, None);
     assert_eq!(v.turn_started_at, None);
-    assert_eq!(v.players[0].grid, hidden_of_seat_0.map(Some));
+    assert_eq!(
+        v.players[0].grid,
+        Cells::from_fn(6, |i| Some(hidden_of_seat_0[i]))
+    );
     assert_eq!(
         v.last_hole.as_ref().map(|h| h.scores.clone()),
         Some(scores.clone())
@@ -895,9 +904,21 @@ fn every_error_has_its_code_and_a_sentence() {
             "not_your_turn",
         ),
         (RuleError::AlreadyRevealed(0), "already_revealed"),
-        (RuleError::PositionOutOfRange(9), "position_out_of_range"),
+        (
+            RuleError::PositionOutOfRange {
+                position: 9,
+                cells: 6,
+            },
+            "position_out_of_range",
+        ),
         (RuleError::DuplicatePositions(pos(1)), "duplicate_positions"),
-        (RuleError::InvalidReveal(3), "invalid_reveal"),
+        (
+            RuleError::InvalidReveal {
+                given: 3,
+                wanted: 2,
+            },
+            "invalid_reveal",
+        ),
         (
             RuleError::PositionAlreadyRevealed(pos(1)),
             "position_already_revealed",

@@ -61,10 +61,13 @@ fn effective_seed_hashes_client_seeds_with_terminators_including_non_ascii_and_e
 #[test]
 fn deal_orders_of_holes_one_and_two_match_the_reference() {
     let seed = four_seat_seed();
-    assert_eq!(codes(&shuffle::deal_order(&seed, 1)), HOLE_1);
-    assert_eq!(codes(&shuffle::deal_order(&seed, 2)), HOLE_2);
+    assert_eq!(codes(&shuffle::deal_order(&seed, 1, 0)), HOLE_1);
+    assert_eq!(codes(&shuffle::deal_order(&seed, 2, 0)), HOLE_2);
     let two_empty = shuffle::effective_seed(&server_seed(), ["", ""]);
-    assert_eq!(codes(&shuffle::deal_order(&two_empty, 1)), HOLE_1_TWO_EMPTY);
+    assert_eq!(
+        codes(&shuffle::deal_order(&two_empty, 1, 0)),
+        HOLE_1_TWO_EMPTY
+    );
 }
 
 #[test]

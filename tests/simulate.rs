@@ -53,3 +53,27 @@ fn invalid_options_are_refused() {
     let err = run(&options(1, 2, Vec::new())).expect_err("no bots");
     assert!(err.to_string().contains("bots"), "{err}");
 }
+
+#[test]
+fn greedy_beats_random_under_every_preset_of_house_rules() {
+    let presets = [
+        serde_json::json!({"grid": "2x2", "knock": true}),
+        serde_json::json!({"grid": "3x3", "initial_reveal": 3}),
+        serde_json::json!({"jokers": 2, "negative_pairs": "keep", "four_of_a_kind": -20}),
+        serde_json::json!({"grid": "2x4", "initial_reveal": 0, "final_turns": true}),
+    ];
+    for preset in presets {
+        let rules: RulesInput = serde_json::from_value(preset.clone()).expect("options");
+        let report = run(&SimulateOptions {
+            rules,
+            ..options(100, 2, vec![BotKind::Greedy, BotKind::Random])
+        })
+        .expect("valid");
+        assert!(
+            report.bots[0].mean_total < report.bots[1].mean_total,
+            "{preset}: {}",
+            report.render_text()
+        );
+        assert!(report.render_text().contains("variants: grid="), "{preset}");
+    }
+}

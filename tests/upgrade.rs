@@ -52,10 +52,13 @@ async fn get_json(app: &TestApp, path: &str, token: Option<&str>) -> (u16, Value
 }
 
 /// A view as the earlier release gave it: this one adds `turn_deadline`, null for every game of
-/// that release, which had no turn timeouts.
+/// that release, which had no turn timeouts, and `grid_shape`, the original 2 × 3 for every
+/// game of that release, which had only six-card grids.
 fn as_before((status, mut view): (u16, Value)) -> (u16, Value) {
     if let Some(fields) = view.as_object_mut() {
         assert_eq!(fields.remove("turn_deadline"), Some(Value::Null), "{view}");
+        let shape = fields.remove("grid_shape");
+        assert_eq!(shape, Some(json!({"rows": 2, "columns": 3})), "{view}");
     }
     (status, view)
 }

@@ -45,9 +45,17 @@ RETRIES = 10
 GOOD_GAIN = 4.0
 
 
-def card_value(code: str) -> int:
-    """The points a card scores on its own: Ace 1, Two -2, King 0, Jack and Queen 10, others face value."""
-    rank = code[:-1]
+def rank_of(code: str) -> str:
+    """A card's rank: the code without its suit; both jokers (JR, JB) share the rank "joker"."""
+    return "joker" if code in ("JR", "JB") else code[:-1]
+
+
+def card_value(code: str, joker_value: int = -2) -> int:
+    """The points a card scores on its own: Ace 1, Two -2, King 0, Jack and Queen 10, a joker the
+    game's joker_value, others face value."""
+    rank = rank_of(code)
+    if rank == "joker":
+        return joker_value
     if rank == "A":
         return 1
     if rank == "2":
@@ -59,30 +67,39 @@ def card_value(code: str) -> int:
     return int(rank)
 
 
-def column_score(top: str | None, bottom: str | None) -> float:
-    """A column's points, counting a face-down card as an average card (about 5)."""
-    if top is not None and bottom is not None and top[:-1] == bottom[:-1]:
+def column_score(cards: list[str | None]) -> float:
+    """A column's points, counting a face-down card as an average card (about 5): 0 when its
+    cards all have one rank (the default pair rule)."""
+    known = [card for card in cards if card is not None]
+    if len(known) == len(cards) and len({rank_of(card) for card in known}) == 1:
         return 0.0
-    return sum(5.0 if card is None else card_value(card) for card in (top, bottom))
+    return sum(5.0 if card is None else card_value(card) for card in cards)
 
 
-def gain(grid: list[str | None], position: int, card: str) -> float:
+def column_of(view: View, position: int) -> list[int]:
+    """The positions of `position`'s column, top to bottom, on the grid the view describes
+    (`grid_shape`: rows x columns, row-major; 2 x 3 by default)."""
+    rows, columns = view.grid_shape.rows, view.grid_shape.columns
+    return [row * columns + position % columns for row in range(rows)]
+
+
+def gain(view: View, grid: list[str | None], position: int, card: str) -> float:
     """How many points placing `card` at `position` saves (negative when it costs)."""
-    column = (position % 3, position % 3 + 3)
+    column = column_of(view, position)
     after = list(grid)
     after[position] = card
-    return column_score(*(grid[p] for p in column)) - column_score(*(after[p] for p in column))
+    return column_score([grid[p] for p in column]) - column_score([after[p] for p in column])
 
 
-def best_swap(moves: list, grid: list[str | None], card: str) -> SwapMove:
+def best_swap(view: View, moves: list, grid: list[str | None], card: str) -> SwapMove:
     swaps = [m for m in moves if isinstance(m, SwapMove)]
-    return max(swaps, key=lambda m: gain(grid, m.position, card))
+    return max(swaps, key=lambda m: gain(view, grid, m.position, card))
 
 
 def choose(view: View) -> object:
     """One entry of the view's `legal_moves`, as the server wrote it.
 
-    Reveal any two cards; take the discard when placing it saves points, else draw from the
+    Reveal the first cards offered (however many the rules ask); take the discard when placing it saves points, else draw from the
     stock; swap the drawn card where it saves the most, or discard it when it would save
     nothing; flip the first face-down card when a flip is offered.
     """
@@ -93,15 +110,15 @@ def choose(view: View) -> object:
     if view.stage == Stage.DRAW:
         draws = {m.source: m for m in moves if isinstance(m, DrawMove)}
         top = view.discard_top
-        worth_taking = isinstance(top, str) and max(gain(grid, p, top) for p in range(6)) >= GOOD_GAIN
+        worth_taking = isinstance(top, str) and max(gain(view, grid, p, top) for p in range(len(grid))) >= GOOD_GAIN
         if worth_taking and Source.DISCARD in draws:
             return draws[Source.DISCARD]
         return draws[Source.STOCK]
     if view.stage == Stage.PLACE:
         card = view.drawn.card
-        swap = best_swap(moves, grid, card)
+        swap = best_swap(view, moves, grid, card)
         discard = next((m for m in moves if isinstance(m, DiscardMove)), None)
-        if discard is not None and gain(grid, swap.position, card) <= 0:
+        if discard is not None and gain(view, grid, swap.position, card) <= 0:
             return discard
         return swap
     flips = [m for m in moves if isinstance(m, FlipMove)]

@@ -22,7 +22,7 @@ use utoipa::openapi::{OpenApi, Ref, RefOr};
 
 use crate::engine::inputs::{DECEPTIVE, MAX_CLIENT_SEED_CHARS, MAX_NAME_CHARS};
 use crate::engine::rules::HOLES;
-use crate::engine::{Card, canonical_deck};
+use crate::engine::{Card, all_cards};
 
 /// The control characters (Unicode category Cc), as [`char::is_control`] tells them.
 const CONTROL: &[RangeInclusive<char>] = &['\u{0000}'..='\u{001F}', '\u{007F}'..='\u{009F}'];
@@ -115,15 +115,17 @@ pub fn client_seed() -> Object {
         .build()
 }
 
-/// `CreateGameBody.decks`: at most one deck a hole, each the 52 distinct card codes.
+/// `CreateGameBody.decks`: at most one deck a hole, each the game's distinct card codes (52, or
+/// 54 with the jokers).
 pub fn decks() -> Array {
     let deck = ArrayBuilder::new()
         .items(Ref::from_schema_name(Card::name()))
         .min_items(Some(52))
-        .max_items(Some(52))
+        .max_items(Some(54))
         .unique_items(true)
         .description(Some(
-            "A deal order: the 52 cards, each once, the first dealt first",
+            "A deal order: the game's cards (the 52, then JR and JB in a game with jokers), each \
+             once, the first dealt first",
         ));
     let most = usize::try_from(*HOLES.end()).expect("a small number of holes");
     ArrayBuilder::new()
@@ -141,7 +143,7 @@ pub fn decks() -> Array {
 pub fn constrain(spec: &mut OpenApi) {
     let schemas = &mut spec.components.get_or_insert_with(Default::default).schemas;
     if let Some(RefOr::T(Schema::Object(card))) = schemas.get_mut(Card::name().as_ref()) {
-        card.enum_values = Some(canonical_deck().map(|card| Value::from(card.code())).into());
+        card.enum_values = Some(all_cards().map(|card| Value::from(card.code())).collect());
     }
     // A reveal of one position twice is 422 `duplicate_positions`.
     if let Some(RefOr::T(Schema::Object(reveal))) = schemas.get_mut("RevealMove")

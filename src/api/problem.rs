@@ -303,9 +303,21 @@ mod tests {
             (RuleError::SeatTakenByBot(1), 409),
             (RuleError::TurnNotOver(1), 409),
             (RuleError::NoSuchSeat(5), 422),
-            (RuleError::PositionOutOfRange(9), 422),
+            (
+                RuleError::PositionOutOfRange {
+                    position: 9,
+                    cells: 6,
+                },
+                422,
+            ),
             (RuleError::DuplicatePositions(position), 422),
-            (RuleError::InvalidReveal(3), 422),
+            (
+                RuleError::InvalidReveal {
+                    given: 3,
+                    wanted: 2,
+                },
+                422,
+            ),
             (RuleError::PositionAlreadyRevealed(position), 422),
             (RuleError::MustSwapDiscardDraw(card), 422),
             (RuleError::FlipRequired, 422),

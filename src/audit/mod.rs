@@ -260,7 +260,8 @@ impl AuditUnderWay {
                 | Event::CardSwapped { .. }
                 | Event::CardDiscarded { .. }
                 | Event::CardFlipped { .. }
-                | Event::FlipDeclined { .. } => report.moves += 1,
+                | Event::FlipDeclined { .. }
+                | Event::Knocked { .. } => report.moves += 1,
                 Event::PlayerJoined { .. }
                 | Event::HoleDealt { .. }
                 | Event::BotTookSeat { .. } => {}
@@ -396,19 +397,20 @@ impl AuditUnderWay {
 
     /// Every deal against the fair shuffle of its hole. In a stacked game the leading deals that
     /// are not are its explicit decks, returned for the replay; any other is a finding.
-    fn deals(&mut self, effective: &[u8; 32], log: &[LoggedEvent]) -> Vec<[Card; 52]> {
+    fn deals(&mut self, effective: &[u8; 32], log: &[LoggedEvent]) -> Vec<Vec<Card>> {
         let mut decks = Vec::new();
         let mut leading = self.report.stacked;
+        let jokers = jokers_of(log);
         for logged in log {
             let Event::HoleDealt { hole, deck, .. } = &logged.event else {
                 continue;
             };
-            if *deck == shuffle::deal_order(effective, u32::from(*hole)) {
+            if *deck == shuffle::deal_order(effective, u32::from(*hole), jokers) {
                 self.report.fair_deals += 1;
                 leading = false;
-            } else if leading && usize::from(*hole) == decks.len() + 1 && is_a_deck(deck) {
+            } else if leading && usize::from(*hole) == decks.len() + 1 && is_a_deck(deck, jokers) {
                 self.report.stacked_holes.push(*hole);
-                decks.push(*deck);
+                decks.push(deck.clone());
             } else {
                 let message = format!(
                     "entry {} deals hole {hole} from a deck that is not its fair shuffle",
@@ -421,13 +423,13 @@ impl AuditUnderWay {
         // A game marks itself stacked by having explicit decks; one whose deals are all fair is
         // replayed with the fair deal of hole 1 as its explicit deck, which deals the same.
         if self.report.stacked && decks.is_empty() {
-            decks.push(shuffle::deal_order(effective, 1));
+            decks.push(shuffle::deal_order(effective, 1, jokers));
         }
         decks
     }
 
     /// Re-decides the whole log through the rules with the secrets derived from it.
-    fn replay(&mut self, log: &[LoggedEvent], server_seed: [u8; 32], decks: Vec<[Card; 52]>) {
+    fn replay(&mut self, log: &[LoggedEvent], server_seed: [u8; 32], decks: Vec<Vec<Card>>) {
         let secrets = Secrets { server_seed, decks };
         match engine::replay(log, &secrets) {
             Ok(state) => self.ended(&state),
@@ -436,12 +438,7 @@ impl AuditUnderWay {
     }
 
     /// Re-decides the entries before one that is no log event, to find an earlier fault.
-    fn replay_prefix(
-        &mut self,
-        log: &[LoggedEvent],
-        server_seed: [u8; 32],
-        decks: Vec<[Card; 52]>,
-    ) {
+    fn replay_prefix(&mut self, log: &[LoggedEvent], server_seed: [u8; 32], decks: Vec<Vec<Card>>) {
         let secrets = Secrets { server_seed, decks };
         if let Err(error) = engine::replay_prefix(log, &secrets) {
             self.refused(log, &error);
@@ -502,9 +499,19 @@ impl AuditUnderWay {
     }
 }
 
-/// Whether `deck` holds each of the 52 cards once.
-fn is_a_deck(deck: &[Card; 52]) -> bool {
-    let mut seen = [false; 52];
-    deck.iter()
-        .all(|card| !std::mem::replace(&mut seen[usize::from(card.index())], true))
+/// The jokers of the game the log creates (0 without a `game_created` entry).
+fn jokers_of(log: &[LoggedEvent]) -> u8 {
+    log.iter()
+        .find_map(|logged| match &logged.event {
+            Event::GameCreated { rules, .. } => Some(rules.jokers),
+            _ => None,
+        })
+        .unwrap_or(0)
+}
+
+/// Whether `deck` holds each card of the deck of a game with `jokers` jokers once.
+fn is_a_deck(deck: &[Card], jokers: u8) -> bool {
+    let mut sorted = deck.to_vec();
+    sorted.sort_unstable();
+    sorted == engine::game_deck(jokers)
 }

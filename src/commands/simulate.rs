@@ -44,6 +44,8 @@ pub struct SeatReport {
     pub bot: BotKind,
     /// Mean final total.
     pub mean_total: f64,
+    /// Mean score per hole (the mean total over the holes of a game).
+    pub mean_per_hole: f64,
     /// Share of the wins (a shared win counts 1/k for each of k winners).
     pub win_share: f64,
 }
@@ -105,7 +107,7 @@ pub fn run(options: &SimulateOptions) -> Result<SimulationReport, RuleError> {
         games_per_sec: per(games, elapsed_secs),
         mean_turns_per_hole: per(tally.turns as f64, hole_count),
         turn_cap_share: per(tally.capped_holes as f64, hole_count),
-        bots: tally.seat_reports(&bots, games),
+        bots: tally.seat_reports(&bots, games, holes),
     })
 }
 
@@ -156,13 +158,14 @@ impl Tally {
     }
 
     /// Each seat's mean total and share of the wins over `games` games.
-    fn seat_reports(&self, bots: &[BotKind], games: f64) -> Vec<SeatReport> {
+    fn seat_reports(&self, bots: &[BotKind], games: f64, holes: u8) -> Vec<SeatReport> {
         bots.iter()
             .enumerate()
             .map(|(seat, &bot)| SeatReport {
                 seat: seat as Seat,
                 bot,
                 mean_total: per(self.totals[seat] as f64, games),
+                mean_per_hole: per(self.totals[seat] as f64, games * f64::from(holes)),
                 win_share: per(self.wins[seat], games),
             })
             .collect()
@@ -236,13 +239,14 @@ impl Table {
         Ok(())
     }
 
-    /// Lets the seat to move choose until the game is finished, counting turns (draws) and holes
+    /// Lets the seat to move choose until the game is finished, counting turns (draws and
+    /// knocks) and holes
     /// that ended at the turn cap.
     fn play_out(mut self, bots: &[BotKind], rng: &mut StdRng) -> Result<GameOutcome, RuleError> {
         let (mut turns, mut capped_holes) = (0, 0);
         while let Some(seat) = seat_to_move(&self.state) {
             let mv = choose(bots[usize::from(seat)], &observe(&self.state, seat), rng);
-            turns += u64::from(matches!(mv, Move::Draw { .. }));
+            turns += u64::from(matches!(mv, Move::Draw { .. } | Move::Knock));
             let events = self.run(&Command::Play { seat, mv })?;
             capped_holes += events
                 .iter()
@@ -295,20 +299,36 @@ impl SimulationReport {
             self.rules.flip_after_discard.name(),
             self.rules.max_turns_per_hole
         );
+        if self.rules.has_variants() {
+            let rules = &self.rules;
+            let _ = writeln!(
+                out,
+                "variants: grid={}, initial_reveal={}, jokers={}, joker_value={}, \
+                 negative_pairs={}, four_of_a_kind={}, knock={}",
+                rules.grid.name(),
+                rules.initial_reveal,
+                rules.jokers,
+                rules.joker_value,
+                rules.negative_pairs.name(),
+                rules.four_of_a_kind,
+                rules.knock
+            );
+        }
         let _ = writeln!(
             out,
             "mean turns per hole: {:.2} (turn cap reached in {:.2}% of holes)",
             self.mean_turns_per_hole,
             100.0 * self.turn_cap_share
         );
-        let _ = writeln!(out, "seat  bot     mean total  win share");
+        let _ = writeln!(out, "seat  bot     mean total  per hole  win share");
         for seat in &self.bots {
             let _ = writeln!(
                 out,
-                "{:<4}  {:<6}  {:>10.2}  {:>8.1}%",
+                "{:<4}  {:<6}  {:>10.2}  {:>8.2}  {:>8.1}%",
                 seat.seat,
                 seat.bot.name(),
                 seat.mean_total,
+                seat.mean_per_hole,
                 100.0 * seat.win_share
             );
         }

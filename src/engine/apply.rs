@@ -5,7 +5,7 @@
 use uuid::Uuid;
 
 use super::bot_kind::BotKind;
-use super::cards::{Card, Position, Rank, Suit};
+use super::cards::{Card, Cells, Position};
 use super::decide::decide;
 use super::error::RuleError;
 use super::event::Event;
@@ -71,7 +71,11 @@ pub fn apply(state: &mut State, event: &Event, at: Timestamp) {
         } => apply_swap(state, *seat, *position, *card, *replaced, at),
         Event::CardDiscarded { seat, card } => apply_discard(state, *seat, *card, at),
         Event::CardFlipped { seat, position, .. } => apply_flip(state, *seat, *position, at),
-        Event::FlipDeclined { seat } => finish_turn(state, *seat, at),
+        Event::FlipDeclined { seat } => finish_turn(state, *seat, at, false),
+        Event::Knocked { seat } => {
+            finish_turn(state, *seat, at, true);
+            state.knocked = Some(*seat);
+        }
         Event::BotTookSeat { seat, bot, .. } => apply_takeover(state, *seat, *bot),
         Event::HoleEnded {
             hole,
@@ -114,16 +118,16 @@ fn apply_joined(
         name: name.clone(),
         bot,
         client_seed: client_seed.clone(),
-        grid: [Card::new(Rank::Ace, Suit::Spades); 6],
-        face_up: [false; 6],
+        grid: Cells::filled(state.rules.cells(), Card::default()),
+        face_up: Cells::filled(state.rules.cells(), false),
         revealed: false,
         hole_scores: Vec::with_capacity(usize::from(state.holes)),
         total: 0,
     });
 }
 
-/// `seat`'s initial reveal; the last one starts the first turn, the dealer's left neighbour's.
-fn apply_reveal(state: &mut State, seat: Seat, positions: &[Position; 2], at: Timestamp) {
+/// `seat`'s initial reveal; the last one starts the first turn (see [`start_turns`]).
+fn apply_reveal(state: &mut State, seat: Seat, positions: &[Position], at: Timestamp) {
     if let Some(player) = state.players.get_mut(usize::from(seat)) {
         for p in positions {
             player.face_up[p.index()] = true;
@@ -131,11 +135,16 @@ fn apply_reveal(state: &mut State, seat: Seat, positions: &[Position; 2], at: Ti
         player.revealed = true;
     }
     if state.players.iter().all(|p| p.revealed) {
-        state.reveal_started_at = None;
-        state.stage = Some(Stage::Draw);
-        state.current_seat = Some((state.dealer + 1) % state.seats.max(1));
-        state.turn_started_at = Some(at);
+        start_turns(state, at);
     }
+}
+
+/// The initial reveal is over (or there is none): the dealer's left neighbour draws first.
+fn start_turns(state: &mut State, at: Timestamp) {
+    state.reveal_started_at = None;
+    state.stage = Some(Stage::Draw);
+    state.current_seat = Some((state.dealer + 1) % state.seats.max(1));
+    state.turn_started_at = Some(at);
 }
 
 /// `seat` takes `card` from the top of `source`, to place it.
@@ -174,7 +183,7 @@ fn apply_swap(
     }
     state.discard.push(replaced);
     state.drawn = None;
-    finish_turn(state, seat, at);
+    finish_turn(state, seat, at, false);
 }
 
 /// `seat` discards the drawn `card`: a flip follows under the flip rule, else the turn ends.
@@ -184,7 +193,7 @@ fn apply_discard(state: &mut State, seat: Seat, card: Card, at: Timestamp) {
     if usize::from(seat) < state.players.len() && flip_follows(state, seat) {
         state.stage = Some(Stage::Flip);
     } else {
-        finish_turn(state, seat, at);
+        finish_turn(state, seat, at, false);
     }
 }
 
@@ -193,7 +202,7 @@ fn apply_flip(state: &mut State, seat: Seat, position: Position, at: Timestamp) 
     if let Some(player) = state.players.get_mut(usize::from(seat)) {
         player.face_up[position.index()] = true;
     }
-    finish_turn(state, seat, at);
+    finish_turn(state, seat, at, false);
 }
 
 /// The bot `bot` plays `seat` from now on.
@@ -208,12 +217,12 @@ fn apply_hole_ended(
     state: &mut State,
     hole: u8,
     reason: EndReason,
-    grids: &[[Card; 6]],
+    grids: &[Cells<Card>],
     scores: &[i32],
 ) {
     for ((player, grid), score) in state.players.iter_mut().zip(grids).zip(scores) {
         player.grid = *grid;
-        player.face_up = [true; 6];
+        player.face_up = Cells::filled(grid.len(), true);
         player.hole_scores.push(*score);
         player.total += score;
     }
@@ -240,24 +249,29 @@ fn apply_game_ended(state: &mut State, winners: &[Seat], seed: &str) {
     state.reveal_started_at = None;
 }
 
-/// Deals `deck` for `hole`: card `d < 6n` to seat `(dealer + 1 + d) mod n` at position `d div n`,
-/// card `6n` to the discard pile, the rest to the stock (element `6n + 1` on top).
-fn apply_deal(state: &mut State, hole: u8, dealer: Seat, deck: &[Card; 52], at: Timestamp) {
+/// Deals `deck` for `hole` with `c` cells a grid: card `d < cn` to seat `(dealer + 1 + d) mod n`
+/// at position `d div n`, card `cn` to the discard pile, the rest to the stock (element `cn + 1`
+/// on top). Without an initial reveal, the first turn starts at once.
+fn apply_deal(state: &mut State, hole: u8, dealer: Seat, deck: &[Card], at: Timestamp) {
     let n = state.players.len().max(1);
-    for (d, &card) in deck[..6 * n].iter().enumerate() {
+    let dealt = (state.rules.cells() * n).min(deck.len().saturating_sub(1));
+    for player in &mut state.players {
+        player.grid = Cells::filled(state.rules.cells(), Card::default());
+        player.face_up = Cells::filled(state.rules.cells(), false);
+        player.revealed = state.rules.initial_reveal == 0;
+    }
+    for (d, &card) in deck[..dealt].iter().enumerate() {
         let seat = (usize::from(dealer) + 1 + d) % n;
         if let Some(player) = state.players.get_mut(seat) {
             player.grid[d / n] = card;
         }
     }
-    for player in &mut state.players {
-        player.face_up = [false; 6];
-        player.revealed = false;
-    }
     state.discard.clear();
-    state.discard.push(deck[6 * n]);
+    state.discard.extend(deck.get(dealt));
     state.stock.clear();
-    state.stock.extend(deck[6 * n + 1..].iter().rev());
+    state
+        .stock
+        .extend(deck.get(dealt + 1..).unwrap_or_default().iter().rev());
     state.status = Status::Playing;
     state.hole = hole;
     state.dealer = dealer;
@@ -268,16 +282,21 @@ fn apply_deal(state: &mut State, hole: u8, dealer: Seat, deck: &[Card; 52], at: 
     state.drawn = None;
     state.turns = 0;
     state.final_turns_left = None;
+    state.knocked = None;
     state.shuffles = 0;
+    if state.rules.initial_reveal == 0 {
+        start_turns(state, at);
+    }
 }
 
-/// Ends `seat`'s turn: the next seat draws, or the hole is over (`hole_ended` follows).
-fn finish_turn(state: &mut State, seat: Seat, at: Timestamp) {
+/// Ends `seat`'s turn (`knocking`: a knock): the next seat draws, or the hole is over
+/// (`hole_ended` follows).
+fn finish_turn(state: &mut State, seat: Seat, at: Timestamp, knocking: bool) {
     let completed = state
         .players
         .get(usize::from(seat))
         .is_some_and(Player::grid_complete);
-    match turn_end(state, seat, completed) {
+    match turn_end(state, seat, completed, knocking) {
         TurnEnd::Next {
             seat,
             final_turns_left,

@@ -8,13 +8,13 @@ use sha2::{Digest, Sha256};
 
 use super::apply::execute;
 use super::bot_kind::BotKind;
-use super::cards::{Card, Position};
+use super::cards::{Card, Cells, GridShape, Position};
 use super::error::RuleError;
 use super::event::Event;
 use super::legal::legal_move_list;
 use super::moves::{Command, Move, Source};
 use super::rules::FlipRule;
-use super::score::{card_points, column_score};
+use super::score::Scoring;
 use super::secrets::Secrets;
 use super::stage::{Seat, Stage};
 use super::state::State;
@@ -94,66 +94,123 @@ const UNKNOWN: i32 = 55;
 /// Take the discard top when it lowers the expected grid score by at least this (tenths).
 const TAKE_DISCARD_GAIN: i32 = 25;
 
-/// Decline an optional flip that would end the hole while the grid scores more than this (tenths).
-const HIGH_GRID: i32 = 150;
+/// Decline an optional flip that would end the hole while the grid scores more than this many
+/// tenths a cell (150 for six cells).
+const HIGH_GRID_PER_CELL: i32 = 25;
 
-/// Expected score of a column, in tenths.
-fn column_estimate(top: Option<Card>, bottom: Option<Card>) -> i32 {
-    match (top, bottom) {
-        (Some(a), Some(b)) => 10 * column_score(a, b),
-        (Some(a), None) | (None, Some(a)) => 10 * card_points(a) + UNKNOWN,
-        (None, None) => 2 * UNKNOWN,
-    }
+/// Knock when the grid is expected to score at most this many tenths a cell, with at most a
+/// third of it face down.
+const KNOCK_PER_CELL: i32 = 10;
+
+/// A grid as a bot sees it (its face-up cards) with the game's scoring.
+struct Sight<'a> {
+    grid: &'a [Option<Card>],
+    scoring: Scoring,
 }
 
-/// Expected score of a grid, in tenths.
-fn grid_estimate(grid: &[Option<Card>; 6]) -> i32 {
-    (0..3).map(|c| column_estimate(grid[c], grid[c + 3])).sum()
-}
-
-/// Where `card` lowers the expected score most, and the expected score it leaves: only the
-/// column of each candidate position changes.
-fn best_placement(grid: &[Option<Card>; 6], card: Card) -> (Position, i32) {
-    let columns: [i32; 3] = std::array::from_fn(|c| column_estimate(grid[c], grid[c + 3]));
-    let base: i32 = columns.iter().sum();
-    let mut best = (Position::ALL[0], i32::MAX);
-    for position in Position::ALL {
-        let column = position.index() % 3;
-        let placed = if position.index() < 3 {
-            column_estimate(Some(card), grid[column + 3])
+impl Sight<'_> {
+    /// Expected score of column `column`, in tenths, with `placed` put at `at` if given.
+    fn column(&self, column: usize, at: Option<(usize, Card)>) -> i32 {
+        let mut known = [Card::default(); 3];
+        let (mut count, mut unknown) = (0, 0);
+        for p in self.scoring.shape.column(column) {
+            match at
+                .filter(|&(q, _)| q == p)
+                .map(|(_, card)| card)
+                .or(self.grid[p])
+            {
+                Some(card) => {
+                    known[count] = card;
+                    count += 1;
+                }
+                None => unknown += 1,
+            }
+        }
+        if unknown == 0 {
+            10 * self.scoring.column(&known[..count])
         } else {
-            column_estimate(grid[column], Some(card))
-        };
-        let estimate = base - columns[column] + placed;
-        if estimate < best.1 {
-            best = (position, estimate);
+            let points: i32 = known[..count]
+                .iter()
+                .map(|&card| self.scoring.card_points(card))
+                .sum();
+            10 * points + UNKNOWN * unknown
         }
     }
-    best
+
+    /// Expected score of the grid, in tenths.
+    fn estimate(&self) -> i32 {
+        (0..self.scoring.shape.columns())
+            .map(|c| self.column(c, None))
+            .sum()
+    }
+
+    /// Where `card` lowers the expected score most, and the expected score it leaves: only the
+    /// column of each candidate position changes.
+    fn best_placement(&self, card: Card) -> (Position, i32) {
+        let columns = self.scoring.shape.columns();
+        let base = self.estimate();
+        let mut best = (Position::ALL[0], i32::MAX);
+        for position in &Position::ALL[..self.grid.len()] {
+            let column = position.index() % columns;
+            let estimate = base - self.column(column, None)
+                + self.column(column, Some((position.index(), card)));
+            if estimate < best.1 {
+                best = (*position, estimate);
+            }
+        }
+        best
+    }
+
+    /// The face-down positions, in order.
+    fn face_down(&self) -> impl Iterator<Item = Position> + '_ {
+        Position::ALL[..self.grid.len()]
+            .iter()
+            .copied()
+            .filter(|p| self.grid[p.index()].is_none())
+    }
+}
+
+/// The initial reveal: `count` positions spread over the columns (one a column, on a diagonal,
+/// then the rest in order), listed increasing (`[0, 4]` on the six-card grid).
+fn spread_reveal(shape: GridShape, count: usize) -> Move {
+    let (rows, columns) = (shape.rows(), shape.columns());
+    let diagonal = (0..columns).map(|c| (c % rows) * columns + c);
+    let mut order: Vec<usize> = diagonal.collect();
+    order.extend((0..shape.cells()).filter(|p| (p % columns) % rows != p / columns));
+    let mut chosen: Vec<usize> = order.into_iter().take(count).collect();
+    chosen.sort_unstable();
+    Move::Reveal {
+        positions: Cells::from_fn(chosen.len(), |i| Position::ALL[chosen[i]]),
+    }
 }
 
 fn greedy(obs: &Observation) -> Move {
-    let grid = &obs.grid;
-    let face_down = || {
-        Position::ALL
-            .into_iter()
-            .filter(|p| grid[p.index()].is_none())
+    let sight = Sight {
+        grid: &obs.grid,
+        scoring: obs.rules.scoring(),
     };
+    let cells = obs.grid.len() as i32;
     match obs.stage {
-        Some(Stage::Reveal) => Move::Reveal {
-            positions: [Position::ALL[0], Position::ALL[4]],
-        },
+        Some(Stage::Reveal) => spread_reveal(obs.rules.grid, usize::from(obs.rules.initial_reveal)),
         Some(Stage::Draw) => {
-            let take = obs.discard_top.is_some_and(|top| {
-                grid_estimate(grid) - best_placement(grid, top).1 >= TAKE_DISCARD_GAIN
-            });
+            let estimate = sight.estimate();
+            let hidden = sight.face_down().count() as i32;
+            if obs.legal.contains(&Move::Knock)
+                && estimate <= KNOCK_PER_CELL * cells
+                && 3 * hidden <= cells
+            {
+                return Move::Knock;
+            }
+            let take = obs
+                .discard_top
+                .is_some_and(|top| estimate - sight.best_placement(top).1 >= TAKE_DISCARD_GAIN);
             let source = if take { Source::Discard } else { Source::Stock };
             Move::Draw { source }
         }
         Some(Stage::Place) => match obs.drawn {
             Some((source, card)) => {
-                let (position, estimate) = best_placement(grid, card);
-                if source == Source::Discard || estimate < grid_estimate(grid) {
+                let (position, estimate) = sight.best_placement(card);
+                if source == Source::Discard || estimate < sight.estimate() {
                     Move::Swap { position }
                 } else {
                     Move::Discard
@@ -162,11 +219,11 @@ fn greedy(obs: &Observation) -> Move {
             None => Move::Discard,
         },
         Some(Stage::Flip) => {
-            let last_one = face_down().count() == 1;
-            match face_down().next() {
+            let last_one = sight.face_down().count() == 1;
+            match sight.face_down().next() {
                 Some(position)
                     if obs.rules.flip_after_discard == FlipRule::Always
-                        || !(last_one && grid_estimate(grid) > HIGH_GRID) =>
+                        || !(last_one && sight.estimate() > HIGH_GRID_PER_CELL * cells) =>
                 {
                     Move::Flip { position }
                 }

@@ -4,15 +4,14 @@
 use uuid::Uuid;
 
 use super::bot_kind::BotKind;
-use super::cards::{Card, Position};
+use super::cards::{Card, Cells, Position};
 use super::deadline::overdue_seats;
 use super::error::RuleError;
 use super::event::{Event, TakeoverReason};
 use super::inputs::{ClientSeed, PlayerName};
 use super::legal::{check_turn, check_values, seat_in_play};
 use super::moves::{Command, Move, Source};
-use super::rules::{LOG_FORMAT, Rules, check_game_size};
-use super::score::grid_score;
+use super::rules::{Rules, RulesInput, check_game_size};
 use super::secrets::Secrets;
 use super::shuffle;
 use super::stage::Seat;
@@ -91,16 +90,10 @@ fn decide_create(
         return Err(RuleError::AlreadyCreated);
     }
     check_game_size(i64::from(seats), i64::from(holes))?;
-    let rules = Rules::resolve(
-        seats,
-        Some(rules.final_turns),
-        Some(rules.flip_after_discard),
-        Some(rules.max_turns_per_hole),
-    )?
-    .with_turn_timeout(rules.turn_timeout_s.map(i64::from))?;
+    let rules = RulesInput::from(*rules).resolve(seats)?;
     Ok(vec![Event::GameCreated {
         game_id,
-        format: LOG_FORMAT.to_owned(),
+        format: rules.log_format().to_owned(),
         seats,
         holes,
         rules,
@@ -157,20 +150,21 @@ fn seed_of(state: &State, secrets: &Secrets) -> [u8; 32] {
     )
 }
 
-/// The `hole_dealt` event of `hole`: an explicit deck of a stacked game, else shuffle 0 under `seed`.
+/// The `hole_dealt` event of `hole`: an explicit deck of a stacked game (one of the game's deck
+/// size), else shuffle 0 under `seed`.
 fn deal(state: &State, hole: u8, seed: &[u8; 32], secrets: &Secrets) -> Event {
     let explicit = secrets
         .decks
         .get(usize::from(hole) - 1)
-        .filter(|_| state.stacked);
+        .filter(|deck| state.stacked && deck.len() == state.rules.deck_size());
     let deck = match explicit {
-        Some(deck) => *deck,
-        None => shuffle::deal_order(seed, u32::from(hole)),
+        Some(deck) => deck.clone(),
+        None => shuffle::deal_order(seed, u32::from(hole), state.rules.jokers),
     };
     Event::HoleDealt {
         hole,
         dealer: (hole - 1) % state.seats,
-        discard: deck[6 * usize::from(state.seats)],
+        discard: deck[state.rules.cells() * usize::from(state.seats)],
         deck,
     }
 }
@@ -193,8 +187,12 @@ fn decide_play(
         Move::Reveal { positions } => events.push(Event::CardsRevealed {
             seat,
             positions,
-            cards: positions.map(|p| player.grid[p.index()]),
+            cards: Cells::from_fn(positions.len(), |i| player.grid[positions[i].index()]),
         }),
+        Move::Knock => {
+            let knocked = Event::Knocked { seat };
+            closing(state, seat, knocked, TurnKind::Knock, secrets, &mut events);
+        }
         Move::Draw { source } => {
             let card = draw(state, source, secrets, &mut events).ok_or_else(wrong_stage)?;
             events.push(Event::CardDrawn { seat, source, card });
@@ -205,21 +203,37 @@ fn decide_play(
         }
         Move::Discard => {
             let drawn = state.drawn.ok_or_else(wrong_stage)?;
-            events.push(Event::CardDiscarded {
+            let discarded = Event::CardDiscarded {
                 seat,
                 card: drawn.card,
-            });
-            if !flip_follows(state, seat) {
-                end_turn(state, seat, player.grid, false, secrets, &mut events);
+            };
+            if flip_follows(state, seat) {
+                events.push(discarded);
+            } else {
+                closing(state, seat, discarded, TurnKind::Open, secrets, &mut events);
             }
         }
         Move::Flip { position } => decide_flip(state, seat, position, secrets, &mut events),
         Move::Pass => {
-            events.push(Event::FlipDeclined { seat });
-            end_turn(state, seat, player.grid, false, secrets, &mut events);
+            let declined = Event::FlipDeclined { seat };
+            closing(state, seat, declined, TurnKind::Open, secrets, &mut events);
         }
     }
     Ok(events)
+}
+
+/// Adds `event`, which ends `seat`'s turn (`kind`) leaving its grid as it is, and what follows.
+fn closing(
+    state: &State,
+    seat: Seat,
+    event: Event,
+    kind: TurnKind,
+    secrets: &Secrets,
+    events: &mut Vec<Event>,
+) {
+    events.push(event);
+    let grid = state.players[usize::from(seat)].grid;
+    end_turn(state, seat, grid, kind, secrets, events);
 }
 
 /// The card a draw from `source` takes, or `None` when there is none. From an empty stock, the
@@ -266,8 +280,15 @@ fn decide_swap(
     });
     let mut grid = player.grid;
     grid[position.index()] = card;
-    let completed = player.face_up_count() + usize::from(!player.face_up[position.index()]) == 6;
-    end_turn(state, seat, grid, completed, secrets, events);
+    let up = player.face_up_count() + usize::from(!player.face_up[position.index()]);
+    end_turn(
+        state,
+        seat,
+        grid,
+        TurnKind::of(up, grid.len()),
+        secrets,
+        events,
+    );
 }
 
 /// `seat` turns its card at `position` face up after a discard, which ends its turn.
@@ -284,8 +305,30 @@ fn decide_flip(
         position,
         card: player.grid[position.index()],
     });
-    let completed = player.face_up_count() + 1 == 6;
-    end_turn(state, seat, player.grid, completed, secrets, events);
+    let kind = TurnKind::of(player.face_up_count() + 1, player.grid.len());
+    end_turn(state, seat, player.grid, kind, secrets, events);
+}
+
+/// How a turn ended, for [`end_turn`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum TurnKind {
+    /// With a grid still face down somewhere.
+    Open,
+    /// With the mover's grid all face up.
+    Completed,
+    /// With a knock.
+    Knock,
+}
+
+impl TurnKind {
+    /// The end of a turn that leaves `up` of the grid's `cells` cards face up.
+    fn of(up: usize, cells: usize) -> TurnKind {
+        if up == cells {
+            TurnKind::Completed
+        } else {
+            TurnKind::Open
+        }
+    }
 }
 
 /// Adds what follows the end of `seat`'s turn, `grid` being its grid after the turn: when the
@@ -293,21 +336,23 @@ fn decide_flip(
 fn end_turn(
     state: &State,
     seat: Seat,
-    grid: [Card; 6],
-    completed: bool,
+    grid: Cells<Card>,
+    kind: TurnKind,
     secrets: &Secrets,
     events: &mut Vec<Event>,
 ) {
-    let TurnEnd::HoleOver(reason) = turn_end(state, seat, completed) else {
+    let (completed, knocking) = (kind == TurnKind::Completed, kind == TurnKind::Knock);
+    let TurnEnd::HoleOver(reason) = turn_end(state, seat, completed, knocking) else {
         return;
     };
-    let grids: Vec<[Card; 6]> = state
+    let grids: Vec<Cells<Card>> = state
         .players
         .iter()
         .enumerate()
         .map(|(s, p)| if s == usize::from(seat) { grid } else { p.grid })
         .collect();
-    let scores: Vec<i32> = grids.iter().map(grid_score).collect();
+    let scoring = state.rules.scoring();
+    let scores: Vec<i32> = grids.iter().map(|grid| scoring.grid(grid)).collect();
     let next = if state.hole < state.holes {
         deal(state, state.hole + 1, &seed_of(state, secrets), secrets)
     } else {

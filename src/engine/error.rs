@@ -42,9 +42,13 @@ pub enum RuleError {
         /// The stage.
         stage: Option<Stage>,
     },
-    /// The seat already revealed its two cards this hole.
-    #[error("Seat {0} has already revealed its two cards: wait for the others.")]
+    /// The seat already made its initial reveal this hole.
+    #[error("Seat {0} has already revealed its cards: wait for the others.")]
     AlreadyRevealed(Seat),
+    /// A knock where the rules allow none: in a game without `knock`, or once final turns are
+    /// under way (a knock is a move of the draw stage; elsewhere it is [`RuleError::WrongStage`]).
+    #[error("You cannot knock: {0}.")]
+    CannotKnock(&'static str),
     /// A move or a leave by a seat that a bot took over.
     #[error(
         "A bot plays seat {0} for the rest of the game: the seat takes no more moves, and cannot be left again."
@@ -53,15 +57,25 @@ pub enum RuleError {
     /// A turn timeout claimed for a seat the game is not waiting for, or before its deadline.
     #[error("Seat {0} has not run out of time.")]
     TurnNotOver(Seat),
-    /// A position outside 0..5.
-    #[error("Position {0} is out of range: positions are 0 to 5.")]
-    PositionOutOfRange(i64),
+    /// A position outside the grid.
+    #[error("Position {position} is out of range: positions are 0 to {}.", cells.saturating_sub(1))]
+    PositionOutOfRange {
+        /// The position given.
+        position: i64,
+        /// The cells of the grid.
+        cells: u8,
+    },
     /// A reveal naming the same position twice.
     #[error("A reveal names two different positions, not position {0} twice.")]
     DuplicatePositions(Position),
-    /// A reveal naming other than two positions.
-    #[error("A reveal names exactly two positions, not {0}.")]
-    InvalidReveal(usize),
+    /// A reveal naming other than `initial_reveal` positions.
+    #[error("A reveal names exactly {wanted} positions, not {given}.")]
+    InvalidReveal {
+        /// Positions given.
+        given: usize,
+        /// The game's `initial_reveal`.
+        wanted: u8,
+    },
     /// A flip of a face-up card.
     #[error("The card at position {0} is already face up.")]
     PositionAlreadyRevealed(Position),
@@ -88,7 +102,9 @@ pub enum RuleError {
 fn stage_phrase(stage: &Option<Stage>) -> &'static str {
     match stage {
         None => "the game has not started",
-        Some(Stage::Reveal) => "nobody's turn has started, every player first reveals two cards",
+        Some(Stage::Reveal) => {
+            "nobody's turn has started, every player first reveals their initial cards"
+        }
         Some(Stage::Draw) => "the turn starts with a draw",
         Some(Stage::Place) => {
             "the drawn card must be swapped, or discarded if it came from the stock"
@@ -112,10 +128,11 @@ impl RuleError {
             RuleError::WrongStage { .. } => "wrong_stage",
             RuleError::AlreadyRevealed(_) => "already_revealed",
             RuleError::SeatTakenByBot(_) => "seat_taken_by_bot",
+            RuleError::CannotKnock(_) => "wrong_stage",
             RuleError::TurnNotOver(_) => "turn_not_over",
-            RuleError::PositionOutOfRange(_) => "position_out_of_range",
+            RuleError::PositionOutOfRange { .. } => "position_out_of_range",
             RuleError::DuplicatePositions(_) => "duplicate_positions",
-            RuleError::InvalidReveal(_) => "invalid_reveal",
+            RuleError::InvalidReveal { .. } => "invalid_reveal",
             RuleError::PositionAlreadyRevealed(_) => "position_already_revealed",
             RuleError::MustSwapDiscardDraw(_) => "must_swap_discard_draw",
             RuleError::FlipRequired => "flip_required",

@@ -5,7 +5,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::bot_kind::BotKind;
-use super::cards::{Card, Position};
+use super::cards::{Card, Cells, Position};
 use super::inputs::{ClientSeed, PlayerName};
 use super::moves::Source;
 use super::rules::Rules;
@@ -20,7 +20,8 @@ pub enum Event {
     GameCreated {
         /// The game's id.
         game_id: Uuid,
-        /// Always [`LOG_FORMAT`](super::LOG_FORMAT).
+        /// [`LOG_FORMAT`](super::LOG_FORMAT), or [`LOG_FORMAT_2`](super::LOG_FORMAT_2) when a
+        /// house-rule variant is away from its default.
         format: String,
         /// Number of seats.
         seats: u8,
@@ -52,19 +53,20 @@ pub enum Event {
         dealer: Seat,
         /// The card that starts the discard pile.
         discard: Card,
-        /// The 52 cards in dealt order (secret until the game ends).
-        #[serde(with = "deck_serde")]
+        /// The game's 52 (54 with jokers) cards in dealt order (secret until the game ends).
         #[schema(value_type = Option<Vec<Card>>)]
-        deck: [Card; 52],
+        deck: Vec<Card>,
     },
     /// A seat made its initial reveal.
     CardsRevealed {
         /// Who revealed.
         seat: Seat,
-        /// The two positions.
-        positions: [Position; 2],
-        /// The two cards, in the order of `positions`.
-        cards: [Card; 2],
+        /// The positions (`initial_reveal` of them).
+        #[schema(value_type = Vec<Position>)]
+        positions: Cells<Position>,
+        /// The cards, in the order of `positions`.
+        #[schema(value_type = Vec<Card>)]
+        cards: Cells<Card>,
     },
     /// A seat drew a card.
     CardDrawn {
@@ -108,6 +110,11 @@ pub enum Event {
         /// Who passed.
         seat: Seat,
     },
+    /// A seat knocked (rule `knock`): every other seat has one more turn, then the hole ends.
+    Knocked {
+        /// Who knocked.
+        seat: Seat,
+    },
     /// A bot took a seat for the rest of the game: after a turn timeout, or the player's leave.
     BotTookSeat {
         /// The seat taken.
@@ -133,9 +140,9 @@ pub enum Event {
         hole: u8,
         /// Why it ended.
         reason: EndReason,
-        /// Each seat's six cards.
+        /// Each seat's cards, row-major.
         #[schema(value_type = Vec<Vec<Card>>)]
-        grids: Vec<[Card; 6]>,
+        grids: Vec<Cells<Card>>,
         /// Each seat's score.
         scores: Vec<i32>,
     },
@@ -163,6 +170,7 @@ impl Event {
             Event::CardDiscarded { .. } => "card_discarded",
             Event::CardFlipped { .. } => "card_flipped",
             Event::FlipDeclined { .. } => "flip_declined",
+            Event::Knocked { .. } => "knocked",
             Event::BotTookSeat { .. } => "bot_took_seat",
             Event::StockReshuffled { .. } => "stock_reshuffled",
             Event::HoleEnded { .. } => "hole_ended",
@@ -188,25 +196,6 @@ impl TakeoverReason {
             TakeoverReason::TurnTimeout => "turn_timeout",
             TakeoverReason::Left => "left",
         }
-    }
-}
-
-/// Serde for a full deck as a list of 52 codes (serde derives stop at arrays of 32).
-mod deck_serde {
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    use super::Card;
-
-    pub fn serialize<S: Serializer>(deck: &[Card; 52], serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(deck)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<[Card; 52], D::Error> {
-        let cards = Vec::<Card>::deserialize(deserializer)?;
-        let len = cards.len();
-        cards
-            .try_into()
-            .map_err(|_| serde::de::Error::invalid_length(len, &"52 cards"))
     }
 }
 

@@ -7,7 +7,7 @@ use std::ops::RangeInclusive;
 use serde::{Deserialize, Deserializer, Serialize};
 use utoipa::ToSchema;
 
-use super::cards::{Card, Position, UnknownCard, canonical_deck};
+use super::cards::{Card, MAX_CELLS, Position, STANDARD_CARDS, UnknownCard};
 use super::error::RuleError;
 
 /// The most Unicode scalar values in a [`PlayerName`].
@@ -158,22 +158,30 @@ impl From<ClientSeed> for String {
 }
 
 impl Position {
-    /// The position `value`, or [`RuleError::PositionOutOfRange`] unless `value < 6`.
+    /// The position `value`, or [`RuleError::PositionOutOfRange`] unless `value < 9`.
     pub fn new(value: u8) -> Result<Position, RuleError> {
         Position::try_from(i64::from(value))
+    }
+
+    /// The position `value` of a grid of `cells` cells, or [`RuleError::PositionOutOfRange`].
+    pub fn within(value: i64, cells: usize) -> Result<Position, RuleError> {
+        match usize::try_from(value) {
+            Ok(index) if index < cells.min(MAX_CELLS) => Ok(Position::ALL[index]),
+            _ => Err(RuleError::PositionOutOfRange {
+                position: value,
+                cells: cells as u8,
+            }),
+        }
     }
 }
 
 impl TryFrom<i64> for Position {
     type Error = RuleError;
 
-    /// Any integer, as received from a client; out of 0..6 is [`RuleError::PositionOutOfRange`].
+    /// Any integer, as received from a client; out of 0..9 (the largest grid) is
+    /// [`RuleError::PositionOutOfRange`].
     fn try_from(value: i64) -> Result<Position, RuleError> {
-        if (0..6).contains(&value) {
-            Ok(Position::ALL[value as usize])
-        } else {
-            Err(RuleError::PositionOutOfRange(value))
-        }
+        Position::within(value, MAX_CELLS)
     }
 }
 
@@ -184,28 +192,34 @@ impl<'de> Deserialize<'de> for Position {
     }
 }
 
-/// Parses a full deck given as 52 codes, which must be a permutation of the 52 cards.
+/// Parses a full deck given as codes: a permutation of the 52 cards, or of the 52 cards and the
+/// two jokers (54).
 ///
 /// Fails with [`RuleError::InvalidDeck`] naming the problem: wrong length, unknown code or duplicate.
-pub fn parse_deck(codes: &[String]) -> Result<[Card; 52], RuleError> {
-    if codes.len() != 52 {
+pub fn parse_deck(codes: &[String]) -> Result<Vec<Card>, RuleError> {
+    if codes.len() != STANDARD_CARDS && codes.len() != STANDARD_CARDS + 2 {
         return Err(RuleError::InvalidDeck(format!(
-            "a deck lists 52 cards, this one lists {}",
+            "a deck lists 52 cards (54 with the jokers), this one lists {}",
             codes.len()
         )));
     }
-    let mut deck = canonical_deck();
-    let mut seen = [false; 52];
-    for (slot, code) in deck.iter_mut().zip(codes) {
+    let mut deck = Vec::with_capacity(codes.len());
+    let mut seen = [false; STANDARD_CARDS + 2];
+    for code in codes {
         let card: Card = code
             .parse()
             .map_err(|e: UnknownCard| RuleError::InvalidDeck(e.to_string()))?;
+        if usize::from(card.index()) >= codes.len() {
+            return Err(RuleError::InvalidDeck(format!(
+                "the joker {card} is only in a deck of 54 cards"
+            )));
+        }
         if std::mem::replace(&mut seen[card.index() as usize], true) {
             return Err(RuleError::InvalidDeck(format!(
                 "the card {card} appears twice"
             )));
         }
-        *slot = card;
+        deck.push(card);
     }
     Ok(deck)
 }

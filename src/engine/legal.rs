@@ -4,7 +4,7 @@
 
 use std::ops::Deref;
 
-use super::cards::Position;
+use super::cards::{Cells, MAX_CELLS, Position};
 use super::error::RuleError;
 use super::moves::{Move, MoveRequest, Source};
 use super::rules::FlipRule;
@@ -19,8 +19,8 @@ pub struct MoveList {
 }
 
 impl MoveList {
-    /// The most moves a seat can have at once (the 15 reveal pairs).
-    pub const CAPACITY: usize = 15;
+    /// The most moves a seat can have at once: the 126 reveals of 4 (or 5) of 9 positions.
+    pub const CAPACITY: usize = 126;
 
     /// An empty list.
     pub const fn new() -> MoveList {
@@ -99,7 +99,7 @@ pub fn parse_move(state: &State, seat: Seat, request: &MoveRequest) -> Result<Mo
         return Err(RuleError::SeatTakenByBot(seat));
     }
     check_turn(state, seat, request.kind())?;
-    Move::try_from(request)
+    request.to_move(state.rules.cells(), Some(state.rules.initial_reveal))
 }
 
 /// Whether `stage` takes moves of type `kind`.
@@ -107,17 +107,61 @@ const fn stage_takes(stage: Stage, kind: MoveKind) -> bool {
     matches!(
         (stage, kind),
         (Stage::Reveal, MoveKind::Reveal)
-            | (Stage::Draw, MoveKind::Draw)
+            | (Stage::Draw, MoveKind::Draw | MoveKind::Knock)
             | (Stage::Place, MoveKind::Swap | MoveKind::Discard)
             | (Stage::Flip, MoveKind::Flip | MoveKind::Pass)
     )
 }
 
+/// The positions of a move, within the game's grid, and a reveal's count.
+fn check_shape(state: &State, mv: &Move) -> Result<(), RuleError> {
+    let cells = state.rules.cells();
+    let positions: &[Position] = match mv {
+        Move::Reveal { positions } => positions,
+        Move::Swap { position } | Move::Flip { position } => std::slice::from_ref(position),
+        _ => &[],
+    };
+    for position in positions {
+        Position::within(i64::from(position.get()), cells)?;
+    }
+    match mv {
+        Move::Reveal { positions }
+            if positions.len() != usize::from(state.rules.initial_reveal) =>
+        {
+            Err(RuleError::InvalidReveal {
+                given: positions.len(),
+                wanted: state.rules.initial_reveal,
+            })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The first position named twice in `positions`.
+fn duplicate(positions: &[Position]) -> Option<Position> {
+    let mut seen = [false; Position::ALL.len()];
+    positions
+        .iter()
+        .copied()
+        .find(|p| std::mem::replace(&mut seen[p.index()], true))
+}
+
 /// The values of a move that passed [`check_turn`].
 pub(super) fn check_values(state: &State, seat: Seat, mv: &Move) -> Result<(), RuleError> {
+    check_shape(state, mv)?;
+    if let Move::Reveal { positions } = mv
+        && let Some(position) = duplicate(positions)
+    {
+        return Err(RuleError::DuplicatePositions(position));
+    }
     let player = &state.players[usize::from(seat)];
     match *mv {
-        Move::Reveal { positions: [p, q] } if p == q => Err(RuleError::DuplicatePositions(p)),
+        Move::Knock if !state.rules.knock => Err(RuleError::CannotKnock(
+            "the rules of this game have no knocking",
+        )),
+        Move::Knock if state.final_turns_left.is_some() => Err(RuleError::CannotKnock(
+            "the final turns of this hole are under way",
+        )),
         Move::Discard => match state.drawn {
             Some(Drawn {
                 source: Source::Discard,
@@ -136,16 +180,33 @@ pub(super) fn check_values(state: &State, seat: Seat, mv: &Move) -> Result<(), R
     }
 }
 
-/// Every candidate move of type `kind`, of valid shape (reveal: the pairs `p < q`).
-fn for_each_candidate(kind: MoveKind, mut f: impl FnMut(Move)) {
-    match kind {
-        MoveKind::Reveal => {
-            for (i, &p) in Position::ALL.iter().enumerate() {
-                for &q in &Position::ALL[i + 1..] {
-                    f(Move::Reveal { positions: [p, q] });
-                }
-            }
+/// Every set of `k` of the positions `0..cells`, each in increasing order, the sets in
+/// lexicographic order (`[0, 1]`, `[0, 2]`, …, `[4, 5]` for 2 of 6).
+fn for_each_reveal(cells: usize, k: usize, mut f: impl FnMut(Move)) {
+    if k == 0 || k > cells {
+        return;
+    }
+    let mut chosen: [usize; MAX_CELLS] = std::array::from_fn(|i| i);
+    loop {
+        let positions = Cells::from_fn(k, |i| Position::ALL[chosen[i]]);
+        f(Move::Reveal { positions });
+        // The rightmost index that can still move right, then the ones after it packed behind.
+        let Some(i) = (0..k).rev().find(|&i| chosen[i] < cells - k + i) else {
+            return;
+        };
+        chosen[i] += 1;
+        for j in i + 1..k {
+            chosen[j] = chosen[j - 1] + 1;
         }
+    }
+}
+
+/// Every candidate move of type `kind` in a game of `cells` cells whose reveal names `reveal`
+/// positions, of valid shape (reveal: increasing positions, see [`for_each_reveal`]).
+fn for_each_candidate(kind: MoveKind, cells: usize, reveal: usize, mut f: impl FnMut(Move)) {
+    let positions = &Position::ALL[..cells];
+    match kind {
+        MoveKind::Reveal => for_each_reveal(cells, reveal, f),
         MoveKind::Draw => {
             f(Move::Draw {
                 source: Source::Stock,
@@ -154,19 +215,21 @@ fn for_each_candidate(kind: MoveKind, mut f: impl FnMut(Move)) {
                 source: Source::Discard,
             });
         }
-        MoveKind::Swap => Position::ALL
+        MoveKind::Swap => positions
             .iter()
             .for_each(|&position| f(Move::Swap { position })),
         MoveKind::Discard => f(Move::Discard),
-        MoveKind::Flip => Position::ALL
+        MoveKind::Flip => positions
             .iter()
             .for_each(|&position| f(Move::Flip { position })),
         MoveKind::Pass => f(Move::Pass),
+        MoveKind::Knock => f(Move::Knock),
     }
 }
 
-/// The moves `seat` may make now, inline: what [`decide`](fn@super::decide) accepts (a reveal
-/// listed as `p < q`).
+/// The moves `seat` may make now, inline: what [`decide`](fn@super::decide) accepts, by type in
+/// the order of [`MoveKind::ALL`] (reveal, draw, knock, swap, discard, flip, pass), positions
+/// increasing; a reveal's sets of positions in lexicographic order.
 pub fn legal_move_list(state: &State, seat: Seat) -> MoveList {
     let mut list = MoveList::new();
     let Some(stage) = state.stage else {
@@ -175,7 +238,8 @@ pub fn legal_move_list(state: &State, seat: Seat) -> MoveList {
     for kind in MoveKind::ALL {
         // `stage_takes` is implied by `check_turn`: testing it first only saves time.
         if stage_takes(stage, kind) && check_turn(state, seat, kind).is_ok() {
-            for_each_candidate(kind, |mv| {
+            let (cells, reveal) = (state.rules.cells(), usize::from(state.rules.initial_reveal));
+            for_each_candidate(kind, cells, reveal, |mv| {
                 if check_values(state, seat, &mv).is_ok() {
                     list.push(mv);
                 }

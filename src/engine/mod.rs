@@ -1,16 +1,17 @@
 //! The rules engine: pure, synchronous and deterministic (no I/O, no clock, no OS randomness).
 //!
-//! It owns the rules of six-card Golf and the fair-shuffle protocol of docs/RULES.md, and the shapes
+//! It owns the rules of six-card Golf and its house-rule variants (grids of 4 to 9 cards, jokers,
+//! pair rules, knocking) and the fair-shuffle protocol of docs/RULES.md, and the shapes
 //! of docs/API.md's moves, views and log events. Its modules are layered, in this order: a module
 //! imports only modules of earlier layers, never one of its own layer or of a later one.
 //! 1. Plain data:
-//!    - [`cards`]: cards, codes like `"10H"`, grid positions;
+//!    - [`cards`]: cards, codes like `"10H"`, grid shapes and positions, the cells of a grid;
 //!    - [`time`]: the timestamps of log entries;
 //!    - [`stage`]: seat numbers, the stages of a hole and the kinds of move;
 //!    - [`bot_kind`]: which strategy plays a bot's seat.
 //! 2. What the data gives:
 //!    - [`error`]: why the rules refuse a command;
-//!    - [`score`]: points of cards, columns and grids;
+//!    - [`score`]: points of cards, columns and grids under a game's scoring options;
 //!    - [`shuffle`]: the commitment, the effective seed and the audited Fisher–Yates shuffle;
 //!    - [`secrets`]: the server seed and explicit decks, kept outside the log.
 //! 3. What a game is created and joined with:
@@ -64,7 +65,9 @@ pub mod view;
 pub use apply::{apply, execute};
 pub use bot_kind::BotKind;
 pub use bots::{choose, play_bot_move, play_bot_turns};
-pub use cards::{Card, Position, Rank, Suit, UnknownCard, canonical_deck};
+pub use cards::{
+    Card, Cells, GridShape, Position, Rank, Suit, UnknownCard, all_cards, canonical_deck, game_deck,
+};
 pub use deadline::{overdue_seats, turn_deadline};
 pub use decide::{check_join, decide};
 pub use error::RuleError;
@@ -74,11 +77,14 @@ pub use legal::{MoveList, legal_move_list, legal_moves, parse_move};
 pub use moves::{Command, Move, MoveRequest, Source};
 pub use replay::{LoggedEvent, ReplayError, replay, replay_prefix, replay_prefix_from};
 pub use rules::{
-    FlipRule, LOG_FORMAT, MAX_TURNS_PER_SEAT, Rules, RulesInput, TURN_TIMEOUT_S, check_game_size,
+    FlipRule, LOG_FORMAT, LOG_FORMAT_2, MAX_TURNS_PER_SEAT, PairRule, Rules, RulesInput,
+    TURN_TIMEOUT_S, check_game_size,
 };
-pub use score::{card_points, column_score, grid_score};
+pub use score::{Scoring, card_points, column_score, grid_score};
 pub use secrets::Secrets;
 pub use stage::{MoveKind, Seat, Stage};
 pub use state::{Drawn, EndReason, HoleResult, Player, State, Status};
 pub use time::{InvalidTimestamp, Timestamp};
-pub use view::{DrawnView, Observation, PlayerView, View, Viewer, observe, redact_event, view};
+pub use view::{
+    DrawnView, GridSize, Observation, PlayerView, View, Viewer, observe, redact_event, view,
+};

@@ -6,7 +6,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::bot_kind::BotKind;
-use super::cards::Position;
+use super::cards::{Cells, MAX_CELLS, Position};
 use super::error::RuleError;
 use super::inputs::{ClientSeed, PlayerName};
 use super::rules::Rules;
@@ -34,11 +34,11 @@ pub enum Source {
 #[serde(tag = "type", rename_all = "snake_case", try_from = "MoveRequest")]
 #[schema(description = "A move the caller may make now, in the format that POST /moves takes.")]
 pub enum Move {
-    /// The initial reveal of two of the player's own face-down cards.
+    /// The initial reveal of the player's own face-down cards: `initial_reveal` of them.
     Reveal {
-        /// Two distinct positions.
-        #[schema(min_items = 2, max_items = 2)]
-        positions: [Position; 2],
+        /// `initial_reveal` distinct positions (two by default).
+        #[schema(value_type = Vec<Position>, min_items = 1, max_items = 8)]
+        positions: Cells<Position>,
     },
     /// Draws a card.
     Draw {
@@ -59,6 +59,9 @@ pub enum Move {
     },
     /// Declines the flip (flip rule `optional`).
     Pass,
+    /// Knocks instead of drawing (rule `knock`): every other player has one more turn, then the
+    /// hole ends.
+    Knock,
 }
 
 impl Move {
@@ -71,6 +74,7 @@ impl Move {
             Move::Discard => MoveKind::Discard,
             Move::Flip { .. } => MoveKind::Flip,
             Move::Pass => MoveKind::Pass,
+            Move::Knock => MoveKind::Knock,
         }
     }
 }
@@ -84,9 +88,9 @@ impl Move {
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum MoveRequest {
-    /// `{"type": "reveal", "positions": [p, q]}`
+    /// `{"type": "reveal", "positions": [p, q, ...]}`
     Reveal {
-        /// Exactly two distinct positions 0..5.
+        /// Exactly `initial_reveal` distinct positions of the grid.
         positions: Vec<i64>,
     },
     /// `{"type": "draw", "source": "stock" | "discard"}`
@@ -108,6 +112,8 @@ pub enum MoveRequest {
     },
     /// `{"type": "pass"}`
     Pass {},
+    /// `{"type": "knock"}`
+    Knock {},
 }
 
 impl MoveRequest {
@@ -120,6 +126,7 @@ impl MoveRequest {
             MoveRequest::Discard {} => MoveKind::Discard,
             MoveRequest::Flip { .. } => MoveKind::Flip,
             MoveRequest::Pass {} => MoveKind::Pass,
+            MoveRequest::Knock {} => MoveKind::Knock,
         }
     }
 }
@@ -127,24 +134,45 @@ impl MoveRequest {
 impl TryFrom<&MoveRequest> for Move {
     type Error = RuleError;
 
-    /// Checks the values only: positions in range, two positions in a reveal.
+    /// Checks the values only, against the largest grid: positions 0..9, at most 8 in a reveal
+    /// ([`MoveRequest::to_move`] checks them against a game's grid).
     fn try_from(request: &MoveRequest) -> Result<Move, RuleError> {
-        Ok(match request {
-            MoveRequest::Reveal { positions } => match positions.as_slice() {
-                [p, q] => Move::Reveal {
-                    positions: [Position::try_from(*p)?, Position::try_from(*q)?],
-                },
-                other => return Err(RuleError::InvalidReveal(other.len())),
-            },
+        request.to_move(MAX_CELLS, None)
+    }
+}
+
+impl MoveRequest {
+    /// The move requested, in a game of `cells` cells whose reveal names `reveal` positions
+    /// (`None`: from 1 to `cells` − 1). Fails with `position_out_of_range` or `invalid_reveal`.
+    pub fn to_move(&self, cells: usize, reveal: Option<u8>) -> Result<Move, RuleError> {
+        let position = |p: i64| Position::within(p, cells);
+        Ok(match self {
+            MoveRequest::Reveal { positions } => {
+                let wanted = reveal.map_or(1..cells, |n| usize::from(n)..usize::from(n) + 1);
+                if !wanted.contains(&positions.len()) {
+                    return Err(RuleError::InvalidReveal {
+                        given: positions.len(),
+                        wanted: reveal.unwrap_or(2),
+                    });
+                }
+                let positions = positions
+                    .iter()
+                    .map(|&p| position(p))
+                    .collect::<Result<Vec<Position>, RuleError>>()?;
+                Move::Reveal {
+                    positions: Cells::from_slice(&positions).expect("fewer than 9 positions"),
+                }
+            }
             MoveRequest::Draw { source } => Move::Draw { source: *source },
-            MoveRequest::Swap { position } => Move::Swap {
-                position: Position::try_from(*position)?,
+            MoveRequest::Swap { position: p } => Move::Swap {
+                position: position(*p)?,
             },
             MoveRequest::Discard {} => Move::Discard,
-            MoveRequest::Flip { position } => Move::Flip {
-                position: Position::try_from(*position)?,
+            MoveRequest::Flip { position: p } => Move::Flip {
+                position: position(*p)?,
             },
             MoveRequest::Pass {} => Move::Pass,
+            MoveRequest::Knock {} => Move::Knock,
         })
     }
 }

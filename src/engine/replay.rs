@@ -216,6 +216,7 @@ fn command_of(
         Event::CardDiscarded { seat, .. } => play(seat, Move::Discard),
         Event::CardFlipped { seat, position, .. } => play(seat, Move::Flip { position }),
         Event::FlipDeclined { seat } => play(seat, Move::Pass),
+        Event::Knocked { seat } => play(seat, Move::Knock),
         Event::BotTookSeat { seat, reason, .. } => Ok(takeover_command(seat, reason, first.at)),
         Event::HoleDealt { .. } | Event::HoleEnded { .. } | Event::GameEnded { .. } => {
             Err(ReplayError::StartsNoCommand { seq, kind })

@@ -1,13 +1,34 @@
 //! The options a game is created with: its size ([`check_game_size`]), the house rules
-//! ([`Rules`], as a client gives them: [`RulesInput`]) and their limits, and the [`LOG_FORMAT`].
+//! ([`Rules`], as a client gives them: [`RulesInput`]) and their limits, and the log format
+//! ([`LOG_FORMAT`], [`LOG_FORMAT_2`]).
+
+use std::ops::RangeInclusive;
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use super::cards::{GridShape, STANDARD_CARDS};
 use super::error::RuleError;
+use super::score::Scoring;
 
-/// The `format` of `game_created`: the version of the log format.
+/// The `format` of `game_created` for a game whose house-rule variants (v1.2) are all at their
+/// defaults: the log is exactly what it was before the variants existed.
 pub const LOG_FORMAT: &str = "golf-log/1";
+
+/// The `format` of `game_created` for a game with any variant away from its default: `rules`
+/// then lists every option.
+pub const LOG_FORMAT_2: &str = "golf-log/2";
+
+/// Values of `initial_reveal` by default: two cards.
+pub const INITIAL_REVEAL: u8 = 2;
+
+/// Values of `joker_value`, and its default.
+pub const JOKER_VALUES: RangeInclusive<i64> = -5..=0;
+/// The default points of a joker.
+pub const JOKER_VALUE: i32 = -2;
+
+/// Values of `four_of_a_kind` (0: no bonus).
+pub const FOUR_OF_A_KIND: RangeInclusive<i64> = -50..=0;
 
 /// Fewest and most seats of a game.
 pub const SEATS: std::ops::RangeInclusive<i64> = 2..=4;
@@ -42,9 +63,34 @@ impl FlipRule {
     }
 }
 
+/// The `negative_pairs` house rule: what a column of equal negative ranks scores.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PairRule {
+    /// A column of equal ranks scores 0, whatever the rank (the original rule).
+    #[default]
+    Zero,
+    /// A column of Twos, or of jokers, keeps its (negative) sum; other pairs score 0.
+    Keep,
+}
+
+impl PairRule {
+    /// The option's value in JSON (`"zero"`, `"keep"`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            PairRule::Zero => "zero",
+            PairRule::Keep => "keep",
+        }
+    }
+}
+
 /// The rule options of a game, fixed at creation, always stored resolved (no defaults left).
+///
+/// In JSON the house-rule variants of v1.2 (`grid` to `knock`) are all left out when all are at
+/// their defaults (a `golf-log/1` game, logged and shown exactly as before they existed), and all
+/// listed otherwise (`golf-log/2`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(from = "RulesJson", into = "RulesJson")]
 pub struct Rules {
     /// After a grid is complete, every other player gets exactly one more turn.
     pub final_turns: bool,
@@ -59,6 +105,33 @@ pub struct Rules {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(minimum = 10, maximum = 604800)]
     pub turn_timeout_s: Option<u32>,
+    /// The grid's shape, rows × columns (v1.2; default `"2x3"`).
+    #[serde(default)]
+    pub grid: GridShape,
+    /// Cards each player turns face up at the start of a hole, 0 to cells − 1 (v1.2; default 2;
+    /// 0: no reveal stage).
+    #[serde(default)]
+    #[schema(minimum = 0, maximum = 8, default = 2)]
+    pub initial_reveal: u8,
+    /// Jokers in the deck, 0 or 2 (`JR`, `JB`) (v1.2; default 0).
+    #[serde(default)]
+    #[schema(minimum = 0, maximum = 2)]
+    pub jokers: u8,
+    /// Points of a joker, −5 to 0 (v1.2; default −2).
+    #[serde(default)]
+    #[schema(minimum = -5, maximum = 0, default = -2)]
+    pub joker_value: i32,
+    /// What a column of Twos or of jokers scores (v1.2; default `"zero"`).
+    #[serde(default)]
+    pub negative_pairs: PairRule,
+    /// Bonus, 0 (none) or −50 to −1, for two pair columns of one rank in a two-row grid (v1.2;
+    /// default 0).
+    #[serde(default)]
+    #[schema(minimum = -50, maximum = 0)]
+    pub four_of_a_kind: i32,
+    /// Whether a player may knock at the start of a turn (v1.2; default `false`).
+    #[serde(default)]
+    pub knock: bool,
 }
 
 impl Default for Rules {
@@ -69,6 +142,78 @@ impl Default for Rules {
             flip_after_discard: FlipRule::Never,
             max_turns_per_hole: 100,
             turn_timeout_s: None,
+            grid: GridShape::TwoByThree,
+            initial_reveal: INITIAL_REVEAL,
+            jokers: 0,
+            joker_value: JOKER_VALUE,
+            negative_pairs: PairRule::Zero,
+            four_of_a_kind: 0,
+            knock: false,
+        }
+    }
+}
+
+/// [`Rules`] as JSON: the variants optional, so that a `golf-log/1` game leaves them out.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RulesJson {
+    final_turns: bool,
+    flip_after_discard: FlipRule,
+    max_turns_per_hole: u32,
+    // Left out of the JSON when absent, so that a game without a timeout logs `game_created`
+    // exactly as before the option existed, and older logs read and hash as they were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    turn_timeout_s: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    grid: Option<GridShape>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    initial_reveal: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    jokers: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    joker_value: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    negative_pairs: Option<PairRule>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    four_of_a_kind: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    knock: Option<bool>,
+}
+
+impl From<RulesJson> for Rules {
+    fn from(json: RulesJson) -> Rules {
+        let default = Rules::default();
+        Rules {
+            final_turns: json.final_turns,
+            flip_after_discard: json.flip_after_discard,
+            max_turns_per_hole: json.max_turns_per_hole,
+            turn_timeout_s: json.turn_timeout_s,
+            grid: json.grid.unwrap_or_default(),
+            initial_reveal: json.initial_reveal.unwrap_or(default.initial_reveal),
+            jokers: json.jokers.unwrap_or_default(),
+            joker_value: json.joker_value.unwrap_or(default.joker_value),
+            negative_pairs: json.negative_pairs.unwrap_or_default(),
+            four_of_a_kind: json.four_of_a_kind.unwrap_or_default(),
+            knock: json.knock.unwrap_or_default(),
+        }
+    }
+}
+
+impl From<Rules> for RulesJson {
+    fn from(rules: Rules) -> RulesJson {
+        let listed = rules.has_variants();
+        RulesJson {
+            final_turns: rules.final_turns,
+            flip_after_discard: rules.flip_after_discard,
+            max_turns_per_hole: rules.max_turns_per_hole,
+            turn_timeout_s: rules.turn_timeout_s,
+            grid: listed.then_some(rules.grid),
+            initial_reveal: listed.then_some(rules.initial_reveal),
+            jokers: listed.then_some(rules.jokers),
+            joker_value: listed.then_some(rules.joker_value),
+            negative_pairs: listed.then_some(rules.negative_pairs),
+            four_of_a_kind: listed.then_some(rules.four_of_a_kind),
+            knock: listed.then_some(rules.knock),
         }
     }
 }
@@ -96,8 +241,60 @@ impl Rules {
             final_turns: final_turns.unwrap_or(false),
             flip_after_discard: flip_after_discard.unwrap_or_default(),
             max_turns_per_hole,
-            turn_timeout_s: None,
+            ..Rules::default()
         })
+    }
+
+    /// Whether any house-rule variant of v1.2 is away from its default (the game then logs
+    /// [`LOG_FORMAT_2`]).
+    pub fn has_variants(&self) -> bool {
+        let default = Rules::default();
+        (
+            self.grid,
+            self.initial_reveal,
+            self.jokers,
+            self.joker_value,
+            self.negative_pairs,
+            self.four_of_a_kind,
+            self.knock,
+        ) != (
+            default.grid,
+            default.initial_reveal,
+            default.jokers,
+            default.joker_value,
+            default.negative_pairs,
+            default.four_of_a_kind,
+            default.knock,
+        )
+    }
+
+    /// The `format` of the game's log: [`LOG_FORMAT`], or [`LOG_FORMAT_2`] with variants.
+    pub fn log_format(&self) -> &'static str {
+        if self.has_variants() {
+            LOG_FORMAT_2
+        } else {
+            LOG_FORMAT
+        }
+    }
+
+    /// Cards in the game's deck: 52, or 54 with jokers.
+    pub fn deck_size(&self) -> usize {
+        STANDARD_CARDS + usize::from(self.jokers)
+    }
+
+    /// Cards in each grid.
+    pub fn cells(&self) -> usize {
+        self.grid.cells()
+    }
+
+    /// How the game's grids are scored.
+    pub fn scoring(&self) -> Scoring {
+        Scoring {
+            shape: self.grid,
+            joker_value: self.joker_value,
+            keep_negative_pairs: self.negative_pairs == PairRule::Keep,
+            four_of_a_kind: self.four_of_a_kind,
+        }
     }
 
     /// These rules with `turn_timeout_s`, which must be `None` or within [`TURN_TIMEOUT_S`]
@@ -126,7 +323,7 @@ impl Rules {
 pub const MAX_TURNS_PER_SEAT: u32 = 200;
 
 /// The rule options as a client gives them: any of them may be left out.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, PartialEq, Eq, Debug, Default, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RulesInput {
     /// Default `false`.
@@ -148,6 +345,102 @@ pub struct RulesInput {
     #[serde(default, deserialize_with = "present")]
     #[schema(value_type = Option<i64>, minimum = 10, maximum = 604800)]
     pub turn_timeout_s: Option<Option<i64>>,
+    /// The grid, rows × columns: `"2x3"` (default), `"2x2"`, `"2x4"` or `"3x3"`.
+    // Read as any string so that an unknown shape is a rule violation (422) naming the option.
+    #[serde(default)]
+    #[schema(value_type = Option<GridShape>)]
+    pub grid: Option<String>,
+    /// Cards each player turns face up at the start, 0 to cells − 1. Default 2.
+    #[serde(default)]
+    #[schema(minimum = 0, maximum = 8)]
+    pub initial_reveal: Option<i64>,
+    /// Jokers in the deck: 0 (default) or 2.
+    #[serde(default)]
+    #[schema(minimum = 0, maximum = 2)]
+    pub jokers: Option<i64>,
+    /// Points of a joker, −5 to 0. Default −2.
+    #[serde(default)]
+    #[schema(minimum = -5, maximum = 0)]
+    pub joker_value: Option<i64>,
+    /// `"zero"` (default): a column of equal ranks scores 0; `"keep"`: a column of Twos or of
+    /// jokers keeps its negative sum.
+    #[serde(default)]
+    #[schema(value_type = Option<PairRule>)]
+    pub negative_pairs: Option<String>,
+    /// Bonus for two pair columns of one rank in a two-row grid: 0 (default, none) or −50 to −1;
+    /// only 0 with `"3x3"`.
+    #[serde(default)]
+    #[schema(minimum = -50, maximum = 0)]
+    pub four_of_a_kind: Option<i64>,
+    /// Whether a player may knock instead of drawing. Default `false`.
+    #[serde(default)]
+    pub knock: Option<bool>,
+}
+
+impl From<Rules> for RulesInput {
+    /// The options that resolve to `rules` again.
+    fn from(rules: Rules) -> RulesInput {
+        RulesInput {
+            final_turns: Some(rules.final_turns),
+            flip_after_discard: Some(rules.flip_after_discard),
+            max_turns_per_hole: Some(i64::from(rules.max_turns_per_hole)),
+            turn_timeout_s: Some(rules.turn_timeout_s.map(i64::from)),
+            grid: Some(rules.grid.name().to_owned()),
+            initial_reveal: Some(i64::from(rules.initial_reveal)),
+            jokers: Some(i64::from(rules.jokers)),
+            joker_value: Some(i64::from(rules.joker_value)),
+            negative_pairs: Some(rules.negative_pairs.name().to_owned()),
+            four_of_a_kind: Some(i64::from(rules.four_of_a_kind)),
+            knock: Some(rules.knock),
+        }
+    }
+}
+
+/// `value` (or `default` when absent) if `allowed`, else [`RuleError::InvalidGameOptions`]
+/// naming `rules.{name}` and saying what is allowed (`expected`).
+fn checked(
+    name: &str,
+    value: Option<i64>,
+    default: i64,
+    allowed: impl Fn(i64) -> bool,
+    expected: &str,
+) -> Result<i64, RuleError> {
+    let value = value.unwrap_or(default);
+    if allowed(value) {
+        Ok(value)
+    } else {
+        Err(RuleError::InvalidGameOptions(format!(
+            "rules.{name} must be {expected}, not {value}"
+        )))
+    }
+}
+
+/// The value named `given` among `choices` (by `name_of`), `default` when absent, else
+/// [`RuleError::InvalidGameOptions`] naming `rules.{option}`.
+fn chosen<T: Copy>(
+    option: &str,
+    given: Option<&str>,
+    default: T,
+    choices: &[T],
+    name_of: fn(T) -> &'static str,
+) -> Result<T, RuleError> {
+    let Some(given) = given else {
+        return Ok(default);
+    };
+    choices
+        .iter()
+        .copied()
+        .find(|&choice| name_of(choice) == given)
+        .ok_or_else(|| {
+            let names: Vec<String> = choices
+                .iter()
+                .map(|&c| format!("\"{}\"", name_of(c)))
+                .collect();
+            RuleError::InvalidGameOptions(format!(
+                "rules.{option} must be one of {}, not {given:?}",
+                names.join(", ")
+            ))
+        })
 }
 
 /// A field that is present, `null` included: `Some` of its value.
@@ -180,13 +473,89 @@ impl RulesInput {
         let max_turns_per_hole = self
             .max_turns_per_hole
             .map(|max| u32::try_from(max).unwrap_or(0));
-        Rules::resolve(
+        let rules = Rules::resolve(
             seats,
             self.final_turns,
             self.flip_after_discard,
             max_turns_per_hole,
         )?
-        .with_turn_timeout(self.turn_timeout_s.flatten())
+        .with_turn_timeout(self.turn_timeout_s.flatten())?;
+        self.with_variants(rules, seats)
+    }
+
+    /// `rules` with the house-rule variants of v1.2 given here, checked for a game of `seats`.
+    fn with_variants(&self, rules: Rules, seats: u8) -> Result<Rules, RuleError> {
+        let grid = chosen(
+            "grid",
+            self.grid.as_deref(),
+            GridShape::default(),
+            &GridShape::ALL,
+            GridShape::name,
+        )?;
+        let cells = grid.cells() as i64;
+        let initial_reveal = checked(
+            "initial_reveal",
+            self.initial_reveal,
+            i64::from(INITIAL_REVEAL),
+            |n| (0..cells).contains(&n),
+            &format!(
+                "0 to {} (the cells of grid {} less one)",
+                cells - 1,
+                grid.name()
+            ),
+        )?;
+        let jokers = checked("jokers", self.jokers, 0, |n| n == 0 || n == 2, "0 or 2")?;
+        let joker_value = checked(
+            "joker_value",
+            self.joker_value,
+            i64::from(JOKER_VALUE),
+            |n| JOKER_VALUES.contains(&n),
+            "-5 to 0",
+        )?;
+        let four_of_a_kind = checked(
+            "four_of_a_kind",
+            self.four_of_a_kind,
+            0,
+            |n| FOUR_OF_A_KIND.contains(&n) && (n == 0 || grid.rows() == 2),
+            if grid.rows() == 2 {
+                "0 or -50 to -1"
+            } else {
+                "0 with grid 3x3"
+            },
+        )?;
+        let rules = Rules {
+            grid,
+            initial_reveal: initial_reveal as u8,
+            jokers: jokers as u8,
+            joker_value: joker_value as i32,
+            negative_pairs: chosen(
+                "negative_pairs",
+                self.negative_pairs.as_deref(),
+                PairRule::Zero,
+                &[PairRule::Zero, PairRule::Keep],
+                PairRule::name,
+            )?,
+            four_of_a_kind: four_of_a_kind as i32,
+            knock: self.knock.unwrap_or(false),
+            ..rules
+        };
+        check_stock(&rules, seats)?;
+        Ok(rules)
+    }
+}
+
+/// The deal must leave at least one card of stock: a grid for each of `seats` seats and the
+/// discard pile's first card come out of the deck.
+fn check_stock(rules: &Rules, seats: u8) -> Result<(), RuleError> {
+    let dealt = rules.cells() * usize::from(seats) + 1;
+    if dealt < rules.deck_size() {
+        Ok(())
+    } else {
+        Err(RuleError::InvalidGameOptions(format!(
+            "rules.grid {} for {seats} seats leaves no stock in a deck of {}",
+            rules.grid.name(),
+            rules.deck_size()
+        )))
     }
 }
 

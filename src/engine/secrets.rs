@@ -9,8 +9,9 @@ use super::cards::Card;
 pub struct Secrets {
     /// The 32 random bytes committed to at creation and revealed at the end.
     pub server_seed: [u8; 32],
-    /// Explicit deal orders of holes 1, 2, ... for a stacked game (may cover fewer holes).
-    pub decks: Vec<[Card; 52]>,
+    /// Explicit deal orders of holes 1, 2, ... for a stacked game (may cover fewer holes); each
+    /// the game's 52 cards (54 with jokers).
+    pub decks: Vec<Vec<Card>>,
 }
 
 impl fmt::Debug for Secrets {

@@ -3,7 +3,7 @@
 
 use sha2::{Digest, Sha256};
 
-use super::cards::{Card, canonical_deck};
+use super::cards::{Card, game_deck};
 
 /// `hex(SHA-256(server_seed))`, published at creation.
 pub fn commitment(server_seed: &[u8; 32]) -> String {
@@ -88,9 +88,10 @@ pub fn fisher_yates(cards: &mut [Card], stream: &mut WordStream) {
     }
 }
 
-/// The dealt order of hole `hole`: the canonical deck shuffled by shuffle 0 of that hole.
-pub fn deal_order(seed: &[u8; 32], hole: u32) -> [Card; 52] {
-    let mut deck = canonical_deck();
+/// The dealt order of hole `hole`: the canonical deck of a game with `jokers` jokers (0: the 52
+/// cards; 2: then `JR`, `JB`) shuffled by shuffle 0 of that hole.
+pub fn deal_order(seed: &[u8; 32], hole: u32, jokers: u8) -> Vec<Card> {
+    let mut deck = game_deck(jokers);
     fisher_yates(&mut deck, &mut WordStream::new(seed, hole, 0));
     deck
 }

@@ -13,9 +13,10 @@ pub type Seat = u8;
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Stage {
-    /// The initial reveal: every seat that has not revealed two cards may do so; nobody's turn.
+    /// The initial reveal: every seat that has not revealed its `initial_reveal` cards may do so;
+    /// nobody's turn.
     Reveal,
-    /// The current seat draws.
+    /// The current seat draws (or knocks, under `knock`).
     Draw,
     /// The current seat swaps the drawn card, or discards it if it came from the stock.
     Place,
@@ -40,13 +41,16 @@ pub enum MoveKind {
     Flip,
     /// `pass`
     Pass,
+    /// `knock`
+    Knock,
 }
 
 impl MoveKind {
     /// Every kind, in the order [`legal_moves`](super::legal_moves) lists them.
-    pub const ALL: [MoveKind; 6] = [
+    pub const ALL: [MoveKind; 7] = [
         MoveKind::Reveal,
         MoveKind::Draw,
+        MoveKind::Knock,
         MoveKind::Swap,
         MoveKind::Discard,
         MoveKind::Flip,
@@ -62,6 +66,7 @@ impl MoveKind {
             MoveKind::Discard => "discard",
             MoveKind::Flip => "flip",
             MoveKind::Pass => "pass",
+            MoveKind::Knock => "knock",
         }
     }
 }

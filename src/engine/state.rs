@@ -7,7 +7,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::bot_kind::BotKind;
-use super::cards::Card;
+use super::cards::{Card, Cells};
 use super::inputs::{ClientSeed, PlayerName};
 use super::moves::Source;
 use super::rules::Rules;
@@ -47,6 +47,8 @@ pub enum EndReason {
     GridComplete,
     /// `max_turns_per_hole` turns were played.
     TurnCap,
+    /// A player knocked and every other player had one more turn.
+    Knock,
 }
 
 /// The card a seat has drawn and not yet placed.
@@ -67,9 +69,9 @@ pub struct HoleResult {
     pub hole: u8,
     /// Why it ended.
     pub reason: EndReason,
-    /// Each seat's six cards, in seat order.
+    /// Each seat's cards (the grid's `cells`, row-major), in seat order.
     #[schema(value_type = Vec<Vec<Card>>)]
-    pub grids: Vec<[Card; 6]>,
+    pub grids: Vec<Cells<Card>>,
     /// Each seat's score for the hole, in seat order.
     pub scores: Vec<i32>,
 }
@@ -83,10 +85,11 @@ pub struct Player {
     pub bot: Option<BotKind>,
     /// The client seed (public).
     pub client_seed: ClientSeed,
-    /// The six cards of the current hole, face up or not (meaningless before the first deal).
-    pub grid: [Card; 6],
-    /// Which of the six cards are face up.
-    pub face_up: [bool; 6],
+    /// The cards of the current hole, row-major, face up or not (meaningless before the first
+    /// deal).
+    pub grid: Cells<Card>,
+    /// Which of the cards are face up.
+    pub face_up: Cells<bool>,
     /// Whether the player has made the initial reveal of this hole.
     pub revealed: bool,
     /// The score of each finished hole.
@@ -96,12 +99,12 @@ pub struct Player {
 }
 
 impl Player {
-    /// How many of the six cards are face up.
+    /// How many of the cards are face up.
     pub fn face_up_count(&self) -> usize {
         self.face_up.iter().filter(|&&up| up).count()
     }
 
-    /// Whether all six cards are face up.
+    /// Whether all the cards are face up.
     pub fn grid_complete(&self) -> bool {
         self.face_up.iter().all(|&up| up)
     }
@@ -155,6 +158,11 @@ pub struct State {
     pub turns: u32,
     /// During final turns, how many remain.
     pub final_turns_left: Option<u8>,
+    /// The seat that knocked in this hole, if one did (final turns are then under way).
+    // Kept only when set, so that the stored projection of a game without knocks is what it
+    // was before knocking existed: check-db compares the two.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub knocked: Option<Seat>,
     /// Reshuffles done in this hole.
     pub shuffles: u32,
     /// The last finished hole.

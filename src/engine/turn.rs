@@ -20,20 +20,30 @@ pub(super) enum TurnEnd {
     HoleOver(EndReason),
 }
 
-/// The end of a turn, from the counters of the state as they were during the turn.
-pub(super) fn turn_end(state: &State, seat: Seat, completed: bool) -> TurnEnd {
+/// The end of a turn, from the counters of the state as they were during the turn; `knocking`
+/// when the turn is a knock. After a knock, the final turns always run out (a grid completed
+/// during them ends nothing early) and the hole ends for the knock.
+pub(super) fn turn_end(state: &State, seat: Seat, completed: bool, knocking: bool) -> TurnEnd {
+    let knocked = knocking || state.knocked.is_some();
     let final_turns_left = match state.final_turns_left {
         Some(left) => Some(left.saturating_sub(1)),
-        None if completed && state.rules.final_turns => Some(state.seats.saturating_sub(1)),
+        None if knocking || (completed && state.rules.final_turns) => {
+            Some(state.seats.saturating_sub(1))
+        }
         None => None,
     };
-    if (completed && !state.rules.final_turns) || final_turns_left == Some(0) {
-        TurnEnd::HoleOver(EndReason::GridComplete)
+    let ended_by = if knocked {
+        EndReason::Knock
+    } else {
+        EndReason::GridComplete
+    };
+    if (completed && !state.rules.final_turns && !knocked) || final_turns_left == Some(0) {
+        TurnEnd::HoleOver(ended_by)
     } else if state.turns + 1 >= state.rules.max_turns_per_hole {
-        // A grid that is complete (now, or before the final turns the cap cuts short) is why
-        // the hole ends: the cap only guarantees an end where no grid would complete.
+        // A knock or a grid that is complete (now, or before the final turns the cap cuts short)
+        // is why the hole ends: the cap only guarantees an end where neither would come.
         TurnEnd::HoleOver(if completed || final_turns_left.is_some() {
-            EndReason::GridComplete
+            ended_by
         } else {
             EndReason::TurnCap
         })

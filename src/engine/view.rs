@@ -9,7 +9,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::bot_kind::BotKind;
-use super::cards::Card;
+use super::cards::{Card, Cells, GridShape};
 use super::deadline::turn_deadline;
 use super::event::Event;
 use super::legal::{MoveList, legal_move_list, legal_moves};
@@ -43,6 +43,9 @@ pub struct View {
     pub commitment: String,
     /// The rule options.
     pub rules: Rules,
+    /// The grids' shape, so that clients can draw them: `players[].grid` lists `rows × columns`
+    /// entries, row-major.
+    pub grid_shape: GridSize,
     /// Number of seats.
     pub seats: u8,
     /// Number of holes.
@@ -83,6 +86,24 @@ pub struct View {
     pub legal_moves: Option<Vec<Move>>,
 }
 
+/// A grid's size: rows and columns.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, ToSchema)]
+pub struct GridSize {
+    /// Rows (2 or 3).
+    pub rows: u8,
+    /// Columns (2 to 4).
+    pub columns: u8,
+}
+
+impl From<GridShape> for GridSize {
+    fn from(shape: GridShape) -> GridSize {
+        GridSize {
+            rows: shape.rows() as u8,
+            columns: shape.columns() as u8,
+        }
+    }
+}
+
 /// One seat as a viewer sees it.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, ToSchema)]
 pub struct PlayerView {
@@ -94,9 +115,9 @@ pub struct PlayerView {
     pub bot: Option<BotKind>,
     /// The client seed (public).
     pub client_seed: String,
-    /// Six entries, row-major: the card when face up, null when face down.
+    /// One entry a cell (six by default), row-major: the card when face up, null when face down.
     #[schema(value_type = Vec<Option<Card>>)]
-    pub grid: [Option<Card>; 6],
+    pub grid: Cells<Option<Card>>,
     /// Cards face up now.
     pub revealed_count: u8,
     /// The score of each finished hole.
@@ -136,6 +157,7 @@ pub fn view(state: &State, viewer: Viewer) -> View {
         stacked: state.stacked,
         commitment: state.commitment.clone(),
         rules: state.rules,
+        grid_shape: state.rules.grid.into(),
         seats: state.seats,
         holes: state.holes,
         hole: started.then_some(state.hole),
@@ -168,7 +190,9 @@ fn player_views(state: &State) -> Vec<PlayerView> {
             name: p.name.as_str().to_owned(),
             bot: p.bot,
             client_seed: p.client_seed.as_str().to_owned(),
-            grid: std::array::from_fn(|i| (started && p.face_up[i]).then_some(p.grid[i])),
+            grid: Cells::from_fn(p.grid.len(), |i| {
+                (started && p.face_up[i]).then_some(p.grid[i])
+            }),
             revealed_count: if started { p.face_up_count() as u8 } else { 0 },
             hole_scores: p.hole_scores.clone(),
             total: p.total,
@@ -233,7 +257,7 @@ pub struct Observation {
     /// The stage of the hole.
     pub stage: Option<Stage>,
     /// The bot's own grid: the card when face up, `None` when face down.
-    pub grid: [Option<Card>; 6],
+    pub grid: Cells<Option<Card>>,
     /// The top of the discard pile.
     pub discard_top: Option<Card>,
     /// The card the bot drew and has not yet placed.
@@ -248,8 +272,8 @@ pub fn observe(state: &State, seat: Seat) -> Observation {
         .players
         .get(usize::from(seat))
         .filter(|_| state.stage.is_some())
-        .map_or([None; 6], |p| {
-            std::array::from_fn(|i| p.face_up[i].then_some(p.grid[i]))
+        .map_or(Cells::filled(state.rules.cells(), None), |p| {
+            Cells::from_fn(p.grid.len(), |i| p.face_up[i].then_some(p.grid[i]))
         });
     Observation {
         seat,

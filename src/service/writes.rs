@@ -102,7 +102,7 @@ impl GameService {
         let rules = request
             .rules
             .resolve_with(seats, self.default_turn_timeout_s)?;
-        let decks = parse_decks(request.decks.as_deref().unwrap_or_default(), holes)?;
+        let decks = parse_decks(request.decks.as_deref().unwrap_or_default(), holes, &rules)?;
         let secrets = Secrets {
             server_seed: random_bytes(),
             decks,
@@ -246,8 +246,13 @@ fn seat_for(
     Ok((new_seat, command, answer))
 }
 
-/// The explicit decks of a stacked game, at most one per hole.
-fn parse_decks(decks: &[Vec<String>], holes: u8) -> Result<Vec<[Card; 52]>, RuleError> {
+/// The explicit decks of a stacked game, at most one per hole, each of the game's deck size (52
+/// cards, 54 with jokers).
+fn parse_decks(
+    decks: &[Vec<String>],
+    holes: u8,
+    rules: &engine::Rules,
+) -> Result<Vec<Vec<Card>>, RuleError> {
     if decks.len() > usize::from(holes) {
         return Err(RuleError::InvalidGameOptions(format!(
             "decks has {} decks for {holes} holes",
@@ -258,7 +263,18 @@ fn parse_decks(decks: &[Vec<String>], holes: u8) -> Result<Vec<[Card; 52]>, Rule
         .iter()
         .enumerate()
         .map(|(index, deck)| {
-            engine::parse_deck(deck).map_err(|error| match error {
+            let parsed = engine::parse_deck(deck).and_then(|parsed| {
+                if parsed.len() == rules.deck_size() {
+                    Ok(parsed)
+                } else {
+                    Err(RuleError::InvalidDeck(format!(
+                        "this game's deck has {} cards, not {}",
+                        rules.deck_size(),
+                        parsed.len()
+                    )))
+                }
+            });
+            parsed.map_err(|error| match error {
                 RuleError::InvalidDeck(why) => {
                     RuleError::InvalidDeck(format!("decks[{index}]: {why}"))
                 }

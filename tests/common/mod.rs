@@ -549,8 +549,14 @@ pub fn pick_move(view: &Value, turn: usize) -> Option<Value> {
         return None;
     }
     let of_type = |kind: &'static str| legal.iter().filter(move |m| m["type"] == kind);
-    if let Some(reveal) = of_type("reveal").nth(turn % 15) {
+    let reveals = of_type("reveal").count();
+    if let Some(reveal) = of_type("reveal").nth(turn % reveals.max(1)) {
         return Some(reveal.clone());
+    }
+    if turn % 7 == 6
+        && let Some(knock) = of_type("knock").next()
+    {
+        return Some(knock.clone());
     }
     if of_type("draw").next().is_some() {
         let source = if turn % 5 == 4 { "discard" } else { "stock" };
@@ -571,6 +577,9 @@ pub fn pick_move(view: &Value, turn: usize) -> Option<Value> {
     {
         return Some(discard.clone());
     }
-    let face_down = grid.iter().position(Value::is_null).unwrap_or(turn % 6);
+    let face_down = grid
+        .iter()
+        .position(Value::is_null)
+        .unwrap_or(turn % grid.len());
     Some(json!({"type": "swap", "position": face_down}))
 }

@@ -3,7 +3,7 @@
 
 use golf_server::engine::{
     Card, ClientSeed, Command, Event, FlipRule, Move, PlayerName, Position, RuleError, Rules, Seat,
-    Secrets, Source, State, Timestamp, canonical_deck, execute, shuffle,
+    Secrets, Source, State, Timestamp, execute, game_deck, shuffle,
 };
 use uuid::Uuid;
 
@@ -70,7 +70,7 @@ impl Game {
     pub fn draw_and_fill(&mut self) -> Seat {
         let seat = self.state.current_seat.expect("a seat to play");
         let player = &self.state.players[usize::from(seat)];
-        let position = (0..6)
+        let position = (0..player.grid.len())
             .find(|&p| !player.face_up[p])
             .expect("a face-down card");
         self.ok(seat, draw(Source::Stock));
@@ -85,12 +85,12 @@ pub fn rules(final_turns: bool, flip: FlipRule, max_turns: u32) -> Rules {
         final_turns,
         flip_after_discard: flip,
         max_turns_per_hole: max_turns,
-        turn_timeout_s: None,
+        ..Rules::default()
     }
 }
 
 /// A created game with free seats.
-pub fn created(seats: u8, holes: u8, rules: Rules, decks: Vec<[Card; 52]>) -> Game {
+pub fn created(seats: u8, holes: u8, rules: Rules, decks: Vec<Vec<Card>>) -> Game {
     let mut game = Game {
         state: State::default(),
         secrets: Secrets {
@@ -123,7 +123,7 @@ pub fn join(game: &mut Game, name: &str) -> Result<Vec<Event>, RuleError> {
 }
 
 /// A game with every seat taken: hole 1 is dealt.
-pub fn started(seats: u8, holes: u8, rules: Rules, decks: Vec<[Card; 52]>) -> Game {
+pub fn started(seats: u8, holes: u8, rules: Rules, decks: Vec<Vec<Card>>) -> Game {
     let mut game = created(seats, holes, rules, decks);
     for seat in 0..seats {
         join(&mut game, &format!("Player {seat}")).expect("join");
@@ -144,7 +144,7 @@ pub fn pos(p: u8) -> Position {
 /// `reveal [p, q]`.
 pub fn reveal(p: u8, q: u8) -> Move {
     Move::Reveal {
-        positions: [pos(p), pos(q)],
+        positions: [pos(p), pos(q)].into(),
     }
 }
 
@@ -171,17 +171,31 @@ pub fn stacked_deck(
     grids: &[[&str; 6]],
     discard: &str,
     stock_top: &[&str],
-) -> [Card; 52] {
+) -> Vec<Card> {
+    let grids: Vec<&[&str]> = grids.iter().map(|g| &g[..]).collect();
+    stacked_deck_of(dealer, &grids, discard, stock_top, 0)
+}
+
+/// As [`stacked_deck`], for grids of any size and a deck with `jokers` jokers.
+pub fn stacked_deck_of(
+    dealer: Seat,
+    grids: &[&[&str]],
+    discard: &str,
+    stock_top: &[&str],
+    jokers: u8,
+) -> Vec<Card> {
     let n = grids.len();
-    let mut order: Vec<Card> = (0..6 * n)
+    let cells = grids[0].len();
+    let mut order: Vec<Card> = (0..cells * n)
         .map(|d| card(grids[(usize::from(dealer) + 1 + d) % n][d / n]))
         .collect();
     order.push(card(discard));
     order.extend(stock_top.iter().map(|c| card(c)));
-    for c in canonical_deck() {
+    for c in game_deck(jokers) {
         if !order.contains(&c) {
             order.push(c);
         }
     }
-    order.try_into().expect("52 distinct cards")
+    assert_eq!(order.len(), 52 + usize::from(jokers), "distinct cards");
+    order
 }

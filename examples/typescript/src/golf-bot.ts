@@ -23,10 +23,17 @@ const RETRIES = 10;
 // A card taken from the discard pile must be swapped, so take it only when that saves this much.
 const GOOD_GAIN = 4;
 
-/** The points a card scores on its own: Ace 1, Two -2, King 0, Jack and Queen 10, others face value. */
+/** A card's rank: the code without its suit; both jokers (JR, JB) share the rank "joker". */
+function rankOf(code: string): string {
+  return code === "JR" || code === "JB" ? "joker" : code.slice(0, -1);
+}
+
+/** The points a card scores on its own: Ace 1, Two -2, King 0, Jack and Queen 10, a joker -2, others face value. */
 function cardValue(code: string): number {
-  const rank = code.slice(0, -1);
+  const rank = rankOf(code);
   switch (rank) {
+    case "joker":
+      return -2;
     case "A":
       return 1;
     case "2":
@@ -41,21 +48,27 @@ function cardValue(code: string): number {
   }
 }
 
-/** A column's points, counting a face-down card as an average card (about 5). */
-function columnScore(top: string | null, bottom: string | null): number {
-  if (top !== null && bottom !== null && top.slice(0, -1) === bottom.slice(0, -1)) {
+/** A column's points, counting a face-down card as an average card (about 5): 0 when all its cards share a rank. */
+function columnScore(cards: (string | null)[]): number {
+  const known = cards.filter((card): card is string => card !== null);
+  if (known.length === cards.length && new Set(known.map(rankOf)).size === 1) {
     return 0;
   }
-  return [top, bottom].reduce((sum, card) => sum + (card === null ? 5 : cardValue(card)), 0);
+  return cards.reduce((sum, card) => sum + (card === null ? 5 : cardValue(card)), 0);
+}
+
+/** The positions of `position`'s column, top to bottom, on the view's grid (`grid_shape`, row-major). */
+function columnOf(view: View, position: number): number[] {
+  const { rows, columns } = view.grid_shape;
+  return Array.from({ length: rows }, (_, row) => row * columns + (position % columns));
 }
 
 /** How many points placing `card` at `position` saves (negative when it costs). */
-function gain(grid: Grid, position: number, card: Card): number {
-  const column = [position % 3, (position % 3) + 3] as const;
+function gain(view: View, grid: Grid, position: number, card: Card): number {
+  const column = columnOf(view, position);
   const after = grid.map((old, p) => (p === position ? card : old));
   const at = (g: Grid, p: number) => g[p] ?? null;
-  const before = columnScore(at(grid, column[0]), at(grid, column[1]));
-  return before - columnScore(at(after, column[0]), at(after, column[1]));
+  return columnScore(column.map((p) => at(grid, p))) - columnScore(column.map((p) => at(after, p)));
 }
 
 /**
@@ -72,7 +85,7 @@ function choose(view: View): Move {
     moves.find((m): m is Extract<Move, { type: T }> => m.type === type);
   if (view.stage === "draw") {
     const top = view.discard_top;
-    const worthTaking = typeof top === "string" && grid.some((_, p) => gain(grid, p, top) >= GOOD_GAIN);
+    const worthTaking = typeof top === "string" && grid.some((_, p) => gain(view, grid, p, top) >= GOOD_GAIN);
     const fromDiscard = moves.find((m) => m.type === "draw" && m.source === "discard");
     const fromStock = moves.find((m) => m.type === "draw" && m.source === "stock");
     return (worthTaking && fromDiscard) || fromStock || fromDiscard || moves[0]!;
@@ -83,9 +96,9 @@ function choose(view: View): Move {
     if (typeof card !== "string" || swaps.length === 0) {
       return moves[0]!;
     }
-    const best = swaps.reduce((a, b) => (gain(grid, b.position, card) > gain(grid, a.position, card) ? b : a));
+    const best = swaps.reduce((a, b) => (gain(view, grid, b.position, card) > gain(view, grid, a.position, card) ? b : a));
     const discard = first("discard");
-    return discard && gain(grid, best.position, card) <= 0 ? discard : best;
+    return discard && gain(view, grid, best.position, card) <= 0 ? discard : best;
   }
   return first("reveal") ?? first("flip") ?? moves[0]!;
 }
