@@ -135,6 +135,10 @@ impl EventStore for Panicky {
         self.store.changes()
     }
 
+    fn accounts(&self) -> &dyn golf_server::store::AccountStore {
+        self.store.accounts()
+    }
+
     async fn ping(&self) -> Result<(), StoreError> {
         self.store.ping().await
     }

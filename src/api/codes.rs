@@ -138,6 +138,12 @@ pub const CODES: &[ProblemCode] = &[
         FixRequest,
     ),
     code(
+        "username_taken",
+        409,
+        "Another account has this username (usernames are compared in lowercase).",
+        FixRequest,
+    ),
+    code(
         "game_not_waiting",
         409,
         "The game has started: only a waiting game can be cancelled.",
@@ -219,6 +225,13 @@ pub const CODES: &[ProblemCode] = &[
         "no_such_seat",
         422,
         "The game has no seat of this number.",
+        FixRequest,
+    ),
+    code(
+        "invalid_username",
+        422,
+        "A username is not 3 to 24 of a-z, 0-9, _ and -, starting with a letter, or starts with \
+         `bot-` (reserved for the built-in bots).",
         FixRequest,
     ),
     code(

@@ -6,7 +6,8 @@
 //! - one file per resource: [`games`] (create, lobby, cancel, views), [`players`] (join),
 //!   [`moves`], [`leave`], [`log`] (pages and replays), [`export`] (a finished game's log as NDJSON),
 //!   [`audit`] (where the log stands, and whether a finished one checks out),
-//!   [`stream`] (the live log as Server-Sent Events),
+//!   [`stream`] (the live log as Server-Sent Events), [`accounts`] (accounts, their tokens,
+//!   profiles),
 //!   [`health`] (liveness, readiness, metrics);
 //! - [`limits`]: who the client is, its budgets of creations and joins and of expensive reads,
 //!   its open streams;
@@ -19,6 +20,7 @@
 //!   name and seed patterns, `If-Match`);
 //! - [`webapp`]: the web client at `/` (not part of the API or its document).
 
+pub mod accounts;
 pub mod audit;
 pub mod codes;
 pub mod constraints;
@@ -83,6 +85,7 @@ pub struct AppState {
     modifiers(&BearerAuth),
     tags(
         (name = "games", description = "Create, join, view and play games"),
+        (name = "accounts", description = "Accounts: one identity across games (v1.2)"),
         (name = "log", description = "The hash-chained log of a game, and replays"),
         (name = "operations", description = "Health, readiness and metrics"),
     )
@@ -101,7 +104,7 @@ impl Modify for BearerAuth {
                 HttpBuilder::new()
                     .scheme(HttpAuthScheme::Bearer)
                     .description(Some(
-                        "A seat token (from joining) or the host token (from creating a game)",
+                        "A seat token (from joining), the host token (from creating a game) or an account token",
                     ))
                     .build(),
             ),
@@ -136,6 +139,10 @@ fn routes(config: &mut ServiceConfig) {
         .service(export::export_log)
         .service(audit::audit)
         .service(stream::stream)
+        .service(accounts::create_account)
+        .service(accounts::own_account)
+        .service(accounts::rotate_token)
+        .service(accounts::profile)
         .service(health::healthz)
         .service(health::readyz)
         .service(health::metrics)

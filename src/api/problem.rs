@@ -240,6 +240,8 @@ impl From<ServiceError> for ApiError {
             ServiceError::NotFound(_) => ApiError::not_found(detail),
             ServiceError::Unauthorized(_) => ApiError::unauthorized(detail),
             ServiceError::Malformed(_) => ApiError::malformed(detail),
+            ServiceError::InvalidUsername(_) => ApiError::new("invalid_username", detail),
+            ServiceError::UsernameTaken => ApiError::new("username_taken", detail),
             ServiceError::StaleVersion { .. } => ApiError::new("stale_version", detail),
             ServiceError::IdempotencyKeyReused => ApiError::new("idempotency_key_reused", detail),
             ServiceError::NotFinished => ApiError::new("not_finished", detail),

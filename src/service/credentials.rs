@@ -74,7 +74,8 @@ impl Token {
         Token::hash_of(&self.0)
     }
 
-    fn hash_of(token: &str) -> [u8; 32] {
+    /// What the database keeps of `token`.
+    pub fn hash_of(token: &str) -> [u8; 32] {
         Sha256::digest(token.as_bytes()).into()
     }
 }

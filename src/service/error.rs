@@ -12,6 +12,12 @@ pub enum ServiceError {
     /// A missing or wrong token.
     #[error("{0}")]
     Unauthorized(&'static str),
+    /// A username that breaks the rules, or is reserved.
+    #[error("{0}")]
+    InvalidUsername(&'static str),
+    /// Another account has this username.
+    #[error("This username is taken: choose another.")]
+    UsernameTaken,
     /// The request does not parse into its shape.
     #[error("{0}")]
     Malformed(String),

@@ -67,6 +67,21 @@ impl IdempotencyKey {
         Self::new(key, body, MIN_CREATION_KEY_LEN, Some(client))
     }
 
+    /// Checks an account creation's key, as a game creation's (a replay returns the account
+    /// token), in a scope of its own: the same key creates a game and an account apart.
+    pub fn for_account_creation(
+        key: &str,
+        body: &[u8],
+        client: &str,
+    ) -> Result<Self, ServiceError> {
+        Self::new(
+            key,
+            body,
+            MIN_CREATION_KEY_LEN,
+            Some(&format!("{client}/accounts")),
+        )
+    }
+
     /// Checks a join key and fingerprints the body: scoped to `client` within the game, and as
     /// long as a creation key, since a replay returns a seat token.
     pub fn for_join(key: &str, body: &[u8], client: &str) -> Result<Self, ServiceError> {

@@ -3,6 +3,8 @@
 //!
 //! # Layout
 //! - [`writes`]: create, join, move, cancel;
+//! - [`accounts`]: usernames, account creation, account tokens, the account's and profile's
+//!   replies;
 //! - [`attempts`]: the write path they share: decide, append through the group commit, and the
 //!   retry that settles races in the store;
 //! - [`cache`]: this instance's decoded game states, checked against the store before use, and
@@ -24,6 +26,7 @@
 //! - [`error`]: why a use case failed;
 //! - [`precedence`]: which of a request's faults is reported first.
 
+pub mod accounts;
 pub mod attempts;
 pub mod audit_status;
 pub mod audit_worker;

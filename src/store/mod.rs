@@ -8,12 +8,15 @@
 //!
 //! # Layout
 //! - `mod.rs`: the [`EventStore`] trait, its data types and [`connect`].
+//! - [`accounts`]: the [`AccountStore`] trait (accounts and their token hashes), reached from an
+//!   [`EventStore`] by [`EventStore::accounts`].
 //! - [`chain`]: salts, canonical JSON and the hash chain ([`chain::verify_chain`]).
 //! - [`error`]: [`StoreError`] and the mapping of database errors.
 //! - [`notify`]: the per-instance hub that wakes streams of the live log when a game changes.
 //! - `rows.rs`: the rows both backends read, and their conversion to the types above.
 //! - `sql.rs`: the one `EventStore` implementation, `SqlStore`, generic over a `Backend`: every
-//!   call's logic, and the statements that read the same in both dialects; `sql/batch.rs`: the
+//!   call's logic, and the statements that read the same in both dialects; `sql/accounts.rs`:
+//!   the accounts' statements; `sql/batch.rs`: the
 //!   rows an append writes (the game rows, and the entries, seats, stored responses and
 //!   snapshots beside them), built once as one document of named parts that both backends read.
 //! - `postgres.rs`, `sqlite.rs`: the two backends, with the same behavior (one test suite runs on
@@ -29,6 +32,7 @@
 //! update. No state lives in the store, so any number of server instances can share one database
 //! (docs/SCALING.md).
 
+pub mod accounts;
 pub mod chain;
 pub mod codec;
 pub mod error;
@@ -47,6 +51,7 @@ use uuid::Uuid;
 
 use crate::engine::{Rules, Status, Timestamp};
 
+pub use accounts::{AccountRecord, AccountStore, NewAccount};
 pub use chain::{ChainError, verify_chain};
 pub use error::StoreError;
 pub use notify::{Changes, Subscription};
@@ -395,6 +400,9 @@ pub trait EventStore: Send + Sync {
     /// This instance's wake-up hub: a subscriber of a game is woken after entries are appended
     /// to it or it is cancelled, by any instance (see [`notify`]).
     fn changes(&self) -> &Arc<Changes>;
+
+    /// The accounts, in the same database.
+    fn accounts(&self) -> &dyn AccountStore;
 
     /// Succeeds when the database answers (readiness).
     async fn ping(&self) -> Result<(), StoreError>;

@@ -14,7 +14,7 @@ use sqlx::{Postgres, Transaction};
 use uuid::Uuid;
 
 use super::notify::Changes;
-use super::sql::{Backend, Batch, SqlStore, Statements};
+use super::sql::{AccountStatements, Backend, Batch, SqlStore, Statements};
 use super::{IDEMPOTENCY_TTL, PoolOptions, StoreError};
 
 /// A pool of PostgreSQL connections.
@@ -203,6 +203,22 @@ impl Backend for Postgres {
                 UPDATE games SET status = 'cancelled' WHERE id = $1 AND status = 'waiting' \
                 RETURNING id) \
             SELECT pg_notify('golf_events', id::text) FROM cancelled",
+    };
+
+    const ACCOUNT_STATEMENTS: AccountStatements = AccountStatements {
+        insert: "\
+            INSERT INTO accounts (username, display_name, token_hash, created_at) \
+            VALUES ($1, $2, $3, $4::timestamptz)",
+        by_token: "\
+            SELECT username, display_name, token_hash, \
+                to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') \
+                    AS created_at \
+            FROM accounts WHERE token_hash = $1",
+        by_name: "\
+            SELECT username, display_name, token_hash, \
+                to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') \
+                    AS created_at \
+            FROM accounts WHERE username = $1",
     };
 
     /// Appends and cancellations `NOTIFY golf_events` (see [`Changes::listening`]).

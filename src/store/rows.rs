@@ -5,6 +5,7 @@ use serde_json::Value;
 use sqlx::types::Json;
 use uuid::Uuid;
 
+use super::accounts::AccountRecord;
 use super::{AuditResult, Entry, GameRecord, LobbyGame, RawJson, StoreError, StoredResponse};
 use crate::engine::{Rules, Status, Timestamp};
 
@@ -183,4 +184,26 @@ where
     T: TryFrom<R, Error = StoreError>,
 {
     rows.into_iter().map(T::try_from).collect()
+}
+
+#[derive(sqlx::FromRow)]
+pub struct AccountRow {
+    username: String,
+    display_name: String,
+    token_hash: Vec<u8>,
+    /// In the store's text form, which is [`Timestamp`]'s.
+    created_at: String,
+}
+
+impl TryFrom<AccountRow> for AccountRecord {
+    type Error = StoreError;
+
+    fn try_from(row: AccountRow) -> Result<Self, StoreError> {
+        Ok(AccountRecord {
+            username: row.username,
+            display_name: row.display_name,
+            token_hash: bytes32(row.token_hash, "accounts.token_hash")?,
+            created_at: timestamp(&row.created_at)?,
+        })
+    }
 }

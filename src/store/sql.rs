@@ -11,6 +11,7 @@
 //! of it. The price is the `where` clauses: Rust does not infer from `DB: Backend` that, say, a
 //! `Uuid` binds on `DB`, so each `impl` block states the bounds its code uses.
 
+mod accounts;
 mod batch;
 
 use std::future::Future;
@@ -22,14 +23,16 @@ use sqlx::types::Json;
 use sqlx::{Database, Encode, Executor, FromRow, IntoArguments, Pool, Transaction, Type};
 use uuid::Uuid;
 
+use super::accounts::AccountStore;
 use super::notify::Changes;
-use super::rows::{self, EntryRow, GameRow, LobbyRow, ResponseRow, SnapshotRow};
+use super::rows::{self, AccountRow, EntryRow, GameRow, LobbyRow, ResponseRow, SnapshotRow};
 use super::{
     Append, AuditResult, CreateIdempotency, Entry, EventStore, GameIdempotency, GameRecord,
     GameUpdate, LobbyCursor, LobbyGame, NewEvent, NewGame, PURGE_BATCH, RawJson, Snapshot,
     StoreError, StoredResponse, VERSIONS_PER_READ, chain, seal,
 };
 use crate::engine::{Rules, Timestamp};
+pub use accounts::AccountStatements;
 pub use batch::Batch;
 
 /// The statements whose text differs between the dialects, each complete.
@@ -86,6 +89,9 @@ pub trait Backend: Database<Arguments: IntoArguments<Self>> {
 
     /// The statements in this backend's dialect.
     const STATEMENTS: Statements;
+
+    /// The statements on accounts in this backend's dialect.
+    const ACCOUNT_STATEMENTS: AccountStatements;
 
     /// Whether the database itself announces appends to every instance on commit (PostgreSQL's
     /// `NOTIFY`); otherwise the store wakes its own hub after each commit.
@@ -224,6 +230,7 @@ where
     for<'r> (String,): FromRow<'r, DB::Row>,
     for<'r> (Uuid,): FromRow<'r, DB::Row>,
     for<'r> (i64,): FromRow<'r, DB::Row>,
+    for<'r> AccountRow: FromRow<'r, DB::Row>,
 {
     async fn create_game(
         &self,
@@ -521,6 +528,10 @@ where
         &self.changes
     }
 
+    fn accounts(&self) -> &dyn AccountStore {
+        self
+    }
+
     async fn ping(&self) -> Result<(), StoreError> {
         sqlx::query("SELECT 1").execute(&self.pool).await?;
         Ok(())
@@ -565,7 +576,17 @@ where
             .await?;
         Ok(())
     }
+}
 
+/// The record that answers retries of a creation (of a game, or an account).
+impl<DB> SqlStore<DB>
+where
+    DB: Backend,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    String: Bind<DB>,
+    i32: Bind<DB>,
+    for<'a> Json<&'a Value>: Bind<DB>,
+{
     /// Stores a creation's response; an unexpired record with the same key is a `Conflict`.
     async fn insert_create_response(
         conn: &mut DB::Connection,

@@ -18,7 +18,7 @@ use sqlx::{QueryBuilder, Sqlite, Transaction};
 use uuid::Uuid;
 
 use super::notify::Changes;
-use super::sql::{Backend, Batch, SqlStore, Statements};
+use super::sql::{AccountStatements, Backend, Batch, SqlStore, Statements};
 use super::{IDEMPOTENCY_TTL, PoolOptions, StoreError};
 
 /// A pool of connections to one SQLite file.
@@ -161,6 +161,18 @@ impl Backend for Sqlite {
             SELECT id FROM games WHERE status = 'waiting' AND created_at <= $1 \
             ORDER BY created_at LIMIT $2",
         cancel_game: "UPDATE games SET status = 'cancelled' WHERE id = $1 AND status = 'waiting'",
+    };
+
+    const ACCOUNT_STATEMENTS: AccountStatements = AccountStatements {
+        insert: "\
+            INSERT INTO accounts (username, display_name, token_hash, created_at) \
+            VALUES ($1, $2, $3, $4)",
+        by_token: "\
+            SELECT username, display_name, token_hash, created_at FROM accounts \
+            WHERE token_hash = $1",
+        by_name: "\
+            SELECT username, display_name, token_hash, created_at FROM accounts \
+            WHERE username = $1",
     };
 
     /// One process owns the file: the store wakes its own hub after each commit.

@@ -1,0 +1,147 @@
+//! The account resource (v1.2): create an account, read it, rotate its token, and the public
+//! profile of any account.
+
+use actix_web::web::{Bytes, Data, Path};
+use actix_web::{HttpRequest, HttpResponse, get, post};
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use crate::api::http::{
+    answer_response, bearer, client_scope, idempotency_key, parse_body, read_body, with_location,
+};
+use crate::api::limits::WriteAdmitted;
+use crate::api::problem::{ApiError, Problem};
+use crate::api::{AppState, constraints, docs};
+use crate::service::accounts::{Account, CreatedAccount, NewAccountRequest, Profile, RotatedToken};
+use crate::service::{Answer, IdempotencyKey};
+
+/// `POST /v1/accounts`: a new account.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"username": "ada", "display_name": "Ada"}))]
+pub struct CreateAccountBody {
+    /// 3 to 24 of `a-z 0-9 _ -`, starting with a letter; stored and compared lowercase. Names
+    /// starting with `bot-` are reserved for the built-in bots.
+    #[schema(
+        min_length = 3,
+        max_length = 24,
+        pattern = "^[A-Za-z][A-Za-z0-9_-]{2,23}$"
+    )]
+    pub username: String,
+    /// See [`constraints::player_name`]; defaults to the username.
+    #[serde(default)]
+    #[schema(schema_with = constraints::player_name)]
+    pub display_name: Option<String>,
+}
+
+/// Create an account. Answers it with its secret account token (shown once).
+#[utoipa::path(
+    tag = "accounts",
+    request_body = CreateAccountBody,
+    params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retried creation return the first answer (with its token): 22 to 255 visible ASCII characters, and random (a UUID). Scoped to the client's address", min_length = 22, max_length = 255, pattern = "^[!-~]+$")),
+    responses(
+        (status = 201, description = "The account and its token", body = CreatedAccount, headers(("Location" = String, description = "The account's profile"))),
+        docs::BodyProblems,
+        (status = 409, description = "username_taken", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "invalid_username, invalid_name, idempotency_key_reused", body = Problem, content_type = "application/problem+json"),
+        docs::RateLimited,
+        docs::DatabaseFailures,
+    )
+)]
+#[post("/v1/accounts")]
+pub async fn create_account(
+    _: WriteAdmitted,
+    state: Data<AppState>,
+    request: HttpRequest,
+    body: Result<Bytes, actix_web::Error>,
+) -> Result<HttpResponse, ApiError> {
+    let body = read_body(body)?;
+    let parsed: CreateAccountBody = parse_body(&body)?;
+    let client = client_scope(&request);
+    let key = idempotency_key(&request, &body, |key, body| {
+        IdempotencyKey::for_account_creation(key, body, &client)
+    })?;
+    let new = NewAccountRequest {
+        username: parsed.username,
+        display_name: parsed.display_name,
+    };
+    let answer = state.service.create_account(new, key).await?;
+    let username = match &answer {
+        Answer::Fresh(created) => created.account.username.clone(),
+        Answer::Replayed(stored) => stored.body["username"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+    };
+    let response = answer_response(&answer, |_: &CreatedAccount| {
+        (actix_web::http::StatusCode::CREATED, None)
+    });
+    Ok(with_location(response, &format!("/v1/accounts/{username}")))
+}
+
+/// The account of the token.
+#[utoipa::path(
+    tag = "accounts",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The account", body = Account),
+        docs::Unauthorized,
+        docs::DatabaseFailures,
+    )
+)]
+#[get("/v1/account")]
+pub async fn own_account(
+    state: Data<AppState>,
+    request: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let account = state.service.account(bearer(&request).as_deref()).await?;
+    Ok(HttpResponse::Ok()
+        .insert_header(("cache-control", "private, no-store"))
+        .json(account))
+}
+
+/// Replace the account's token: the reply carries the new one, and the old one is refused from
+/// now on, on every instance.
+#[utoipa::path(
+    tag = "accounts",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The new token", body = RotatedToken),
+        docs::Unauthorized,
+        docs::DatabaseFailures,
+    )
+)]
+#[post("/v1/account/token")]
+pub async fn rotate_token(
+    state: Data<AppState>,
+    request: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let rotated = state
+        .service
+        .rotate_account_token(bearer(&request).as_deref())
+        .await?;
+    Ok(HttpResponse::Ok()
+        .insert_header(("cache-control", "private, no-store"))
+        .json(rotated))
+}
+
+/// The public profile of an account.
+#[utoipa::path(
+    tag = "accounts",
+    params(("username" = String, Path, description = "The account (compared in lowercase)")),
+    responses(
+        (status = 200, description = "The profile", body = Profile),
+        (status = 404, description = "not_found: no account with this username", body = Problem, content_type = "application/problem+json"),
+        docs::DatabaseFailures,
+    )
+)]
+#[get("/v1/accounts/{username}")]
+pub async fn profile(
+    state: Data<AppState>,
+    username: Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let profile = state.service.profile(&username).await?;
+    Ok(HttpResponse::Ok()
+        .insert_header(("cache-control", "no-cache"))
+        .json(profile))
+}
