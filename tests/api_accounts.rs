@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Backend, TestApp, spawn_app, spawn_app_on};
+use common::{Backend, Seat, TestApp, play_to_the_end, spawn_app, spawn_app_on};
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -144,7 +144,145 @@ async fn a_rotated_token_is_refused_at_once_on_another_instance(backend: Backend
     assert_eq!((status, &own["username"]), (200, &json!("ada")));
 }
 
+/// Takes a seat of game `id` with `token` and `body`; answers the status and body.
+async fn join_with(app: &TestApp, id: &str, token: &str, body: Value) -> (u16, Value) {
+    let path = format!("/v1/games/{id}/players");
+    let response = app
+        .send(Method::POST, &path, Some(&body), Some(token))
+        .await;
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap())
+}
+
+/// Creates a game of two with `token` as the host's bearer; answers its id.
+async fn game_hosted_by(app: &TestApp, token: &str) -> String {
+    let body = json!({"seats": 2, "holes": 1});
+    let response = app
+        .send(Method::POST, "/v1/games", Some(&body), Some(token))
+        .await;
+    assert_eq!(response.status(), 201);
+    response.json::<Value>().await.unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+async fn a_seat_bound_to_an_account_is_read_and_moved_by_its_token(backend: Backend) {
+    // The account that created a game joins it with its token: the seat takes its display name,
+    // its player_joined names the account (an anonymous one does not), a second seat is refused,
+    // and the account token reads the seat's view and moves it.
+    let app = spawn_app(backend).await;
+    let ada = account(&app, "ada").await;
+    let id = game_hosted_by(&app, &ada).await;
+    let (status, joined) = join_with(&app, &id, &ada, json!({"client_seed": "s"})).await;
+    assert_eq!(status, 201, "{joined}");
+    let (status, problem) = join_with(&app, &id, &ada, json!({})).await;
+    assert_eq!(
+        (status, problem["code"].as_str().unwrap()),
+        (409, "already_seated")
+    );
+    app.join(&id, "Bob").await;
+    let log = app.events(&id, None, 0).await;
+    let joins: Vec<&Value> = log
+        .iter()
+        .filter(|e| e["type"] == "player_joined")
+        .collect();
+    assert_eq!(joins[0]["data"]["account"], "ada");
+    assert_eq!(joins[0]["data"]["name"], "ada");
+    assert!(joins[1]["data"].get("account").is_none(), "{}", joins[1]);
+    let view = app.view(&id, Some(&ada)).await;
+    assert_eq!(view["you"], joined["seat"], "{view}");
+    let reveal = json!({"type": "reveal", "positions": [0, 1]});
+    let moved = app.play(&id, &ada, &reveal).await;
+    assert_eq!(moved.status(), 200);
+    let audit = app.get(&format!("/v1/games/{id}/audit")).await;
+    assert_eq!(audit.status(), 200);
+}
+
+async fn an_account_token_reads_other_games_as_a_spectator_only(backend: Backend) {
+    // In a game it has no seat of, an account token reads the public view and the log, and gets
+    // 401 where a seat is needed; an unknown or rotated token is 401 everywhere.
+    let app = spawn_app(backend).await;
+    let ada = account(&app, "ada").await;
+    let (id, _) = app.create_game(json!({"seats": 2, "holes": 1})).await;
+    let bob: Seat = app.join(&id, "Bob").await;
+    app.join(&id, "Cleo").await;
+    let public = |token: &str| {
+        let path = format!("/v1/games/{id}");
+        let token = token.to_owned();
+        let app = &app;
+        async move {
+            app.send(Method::GET, &path, None, Some(&token))
+                .await
+                .status()
+                .as_u16()
+        }
+    };
+    assert_eq!(public(&ada).await, 200);
+    assert_eq!(public(&bob.token).await, 200);
+    let own = app
+        .send(
+            Method::GET,
+            &format!("/v1/games/{id}/view"),
+            None,
+            Some(&ada),
+        )
+        .await;
+    assert_eq!(own.status(), 401);
+    let reveal = json!({"type": "reveal", "positions": [0, 1]});
+    assert_eq!(app.play(&id, &ada, &reveal).await.status(), 401);
+    let cancel = app
+        .send(Method::DELETE, &format!("/v1/games/{id}"), None, Some(&ada))
+        .await;
+    assert_eq!(cancel.status(), 401);
+    let rotated = app
+        .send(Method::POST, "/v1/account/token", None, Some(&ada))
+        .await;
+    assert_eq!(rotated.status(), 200);
+    assert_eq!(public(&ada).await, 401, "a rotated token is a bad token");
+    assert_eq!(public("0123").await, 401);
+    let create = app
+        .send(
+            Method::POST,
+            "/v1/games",
+            Some(&json!({"seats": 2})),
+            Some(&ada),
+        )
+        .await;
+    assert_eq!(create.status(), 401);
+}
+
+async fn a_game_of_two_accounts_plays_to_the_end_and_verifies(backend: Backend) {
+    // Two account seats play a whole game by their account tokens; the log audits clean.
+    let app = spawn_app(backend).await;
+    let ada = account(&app, "ada").await;
+    let bob = account(&app, "bob").await;
+    let id = game_hosted_by(&app, &ada).await;
+    let mut seats = Vec::new();
+    for token in [&ada, &bob] {
+        let (status, joined) = join_with(&app, &id, token, json!({})).await;
+        assert_eq!(status, 201, "{joined}");
+        let seat = joined["seat"].as_u64().unwrap() as u8;
+        seats.push(Seat {
+            seat,
+            token: token.clone(),
+        });
+    }
+    play_to_the_end(&app, &id, &seats).await;
+    assert_eq!(app.view(&id, None).await["status"], "finished");
+    let audit: Value = app
+        .get(&format!("/v1/games/{id}/audit"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(audit["verified"], true, "{audit}");
+}
+
 on_both_backends!(
+    a_seat_bound_to_an_account_is_read_and_moved_by_its_token,
+    an_account_token_reads_other_games_as_a_spectator_only,
+    a_game_of_two_accounts_plays_to_the_end_and_verifies,
     an_account_is_created_read_and_its_name_folded,
     every_refusal_of_a_new_account_has_its_code,
     a_retried_creation_with_its_key_answers_the_same_account,

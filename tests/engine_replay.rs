@@ -58,6 +58,7 @@ impl Game {
             name: PlayerName::parse(name).unwrap(),
             bot,
             client_seed: ClientSeed::default(),
+            account: None,
         });
     }
 }

@@ -97,6 +97,7 @@ fn a_game_with_these_client_seeds_deals_the_reference_order() {
             name: PlayerName::parse("P").expect("name"),
             bot: None,
             client_seed: ClientSeed::parse(client_seed).expect("client seed"),
+            account: None,
         });
     }
     let mut dealt = None;

@@ -138,6 +138,13 @@ pub const CODES: &[ProblemCode] = &[
         FixRequest,
     ),
     code(
+        "already_seated",
+        409,
+        "The account whose token came with the join already holds a seat of this game (an \
+         account holds one seat per game): its token acts as that seat's.",
+        FixRequest,
+    ),
+    code(
         "username_taken",
         409,
         "Another account has this username (usernames are compared in lowercase).",

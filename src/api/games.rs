@@ -69,9 +69,11 @@ pub struct LobbyQuery {
         ("house rules" = (value = json!({"seats": 4, "holes": 3, "rules": {"flip_after_discard": "optional", "final_turns": true}, "private": true}))),
     )),
     params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retried creation return the first answer (with its host token): 22 to 255 visible ASCII characters, and random (a UUID). Scoped to the client's address: the same key from another address creates a game of its own", min_length = 22, max_length = 255, pattern = "^[!-~]+$")),
+    security((), ("bearer" = [])),
     responses(
         docs::GameCreated,
         docs::BodyProblems,
+        docs::Unauthorized,
         (status = 409, description = "write_conflict: another write won every retry; database_busy: another write held the data past the lock timeout; nothing was applied either way", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "invalid_game_options, invalid_deck, idempotency_key_reused", body = Problem, content_type = "application/problem+json"),
         docs::RateLimited,
@@ -94,6 +96,7 @@ pub async fn create_game(
     let answer = state
         .service
         .create(
+            bearer(&request).as_deref(),
             NewGameRequest {
                 seats: parsed.seats,
                 holes: parsed.holes,

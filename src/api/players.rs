@@ -21,9 +21,11 @@ use crate::service::{IdempotencyKey, JoinRequest, Joined, ParsedLater};
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"name": "Ada", "client_seed": "my own entropy"}))]
 pub struct JoinBody {
-    /// See [`constraints::player_name`].
+    /// See [`constraints::player_name`]. Required, unless the seat is taken with an account
+    /// token: then it defaults to the account's display name.
+    #[serde(default)]
     #[schema(schema_with = constraints::player_name)]
-    pub name: String,
+    pub name: Option<String>,
     /// See [`constraints::client_seed`].
     #[serde(default)]
     #[schema(schema_with = constraints::client_seed)]
@@ -50,7 +52,7 @@ pub struct JoinBody {
         docs::BodyProblems,
         docs::Unauthorized,
         docs::NoSuchGame,
-        (status = 409, description = "game_full, write_conflict, database_busy", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "game_full, already_seated, write_conflict, database_busy", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "invalid_name, invalid_client_seed, idempotency_key_reused", body = Problem, content_type = "application/problem+json"),
         docs::RateLimited,
         docs::DatabaseFailures,

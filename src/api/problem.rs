@@ -242,6 +242,7 @@ impl From<ServiceError> for ApiError {
             ServiceError::Malformed(_) => ApiError::malformed(detail),
             ServiceError::InvalidUsername(_) => ApiError::new("invalid_username", detail),
             ServiceError::UsernameTaken => ApiError::new("username_taken", detail),
+            ServiceError::AlreadySeated => ApiError::new("already_seated", detail),
             ServiceError::StaleVersion { .. } => ApiError::new("stale_version", detail),
             ServiceError::IdempotencyKeyReused => ApiError::new("idempotency_key_reused", detail),
             ServiceError::NotFinished => ApiError::new("not_finished", detail),

@@ -234,6 +234,7 @@ impl Table {
                 name: PlayerName::parse(&format!("{} {seat}", bot.name()))?,
                 bot: Some(bot),
                 client_seed: ClientSeed::default(),
+                account: None,
             })?;
         }
         Ok(())

@@ -53,8 +53,9 @@ pub fn apply(state: &mut State, event: &Event, at: Timestamp) {
             name,
             bot,
             client_seed,
+            account,
             ..
-        } => apply_joined(state, name, *bot, client_seed),
+        } => apply_joined(state, name, *bot, client_seed, account),
         Event::HoleDealt {
             hole, dealer, deck, ..
         } => apply_deal(state, *hole, *dealer, deck, at),
@@ -113,11 +114,13 @@ fn apply_joined(
     name: &PlayerName,
     bot: Option<BotKind>,
     client_seed: &ClientSeed,
+    account: &Option<String>,
 ) {
     state.players.push(Player {
         name: name.clone(),
         bot,
         client_seed: client_seed.clone(),
+        account: account.clone(),
         grid: Cells::filled(state.rules.cells(), Card::default()),
         face_up: Cells::filled(state.rules.cells(), false),
         revealed: false,

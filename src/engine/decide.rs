@@ -44,7 +44,8 @@ pub fn decide(
             name,
             bot,
             client_seed,
-        } => decide_join(state, name, *bot, client_seed, secrets),
+            account,
+        } => decide_join(state, name, *bot, client_seed, account.as_deref(), secrets),
         Command::Play { seat, mv } => decide_play(state, *seat, mv, secrets),
         Command::Leave { seat } => decide_takeover(state, *seat, TakeoverReason::Left, None),
         Command::TimeOut { seat, now } => {
@@ -121,6 +122,7 @@ fn decide_join(
     name: &PlayerName,
     bot: Option<BotKind>,
     client_seed: &ClientSeed,
+    account: Option<&str>,
     secrets: &Secrets,
 ) -> Result<Vec<Event>, RuleError> {
     let seat = usize::from(check_join(state)?);
@@ -129,6 +131,7 @@ fn decide_join(
         name: name.clone(),
         bot,
         client_seed: client_seed.clone(),
+        account: account.map(str::to_owned),
     }];
     if seat + 1 == usize::from(state.seats) {
         let client_seeds = state

@@ -44,6 +44,10 @@ pub enum Event {
         bot: Option<BotKind>,
         /// The player's client seed.
         client_seed: ClientSeed,
+        /// The username of the account the seat is bound to; absent for a seat without one, so
+        /// that the logs of games without accounts are as earlier releases wrote them.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        account: Option<String>,
     },
     /// A hole was dealt.
     HoleDealt {

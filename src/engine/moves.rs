@@ -212,6 +212,8 @@ pub enum Command {
         bot: Option<BotKind>,
         /// The player's entropy (`""` for none and for bots).
         client_seed: ClientSeed,
+        /// The account the seat is bound to, if any (a username).
+        account: Option<String>,
     },
     /// A move by `seat`.
     Play {

@@ -192,11 +192,13 @@ fn command_of(
             ref name,
             bot,
             ref client_seed,
+            ref account,
             ..
         } => Ok(Command::Join {
             name: name.clone(),
             bot,
             client_seed: client_seed.clone(),
+            account: account.clone(),
         }),
         Event::CardsRevealed {
             seat, positions, ..

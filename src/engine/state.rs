@@ -85,6 +85,10 @@ pub struct Player {
     pub bot: Option<BotKind>,
     /// The client seed (public).
     pub client_seed: ClientSeed,
+    /// The account the seat is bound to (a username); absent from the projections of seats
+    /// without one, as earlier releases wrote them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account: Option<String>,
     /// The cards of the current hole, row-major, face up or not (meaningless before the first
     /// deal).
     pub grid: Cells<Card>,

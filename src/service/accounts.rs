@@ -10,10 +10,10 @@ use subtle::ConstantTimeEq;
 use utoipa::ToSchema;
 
 use crate::engine::PlayerName;
-use crate::service::credentials::Token;
+use crate::service::credentials::{Credential, Token, account_credential, authenticate};
 use crate::service::{Answer, GameService, IdempotencyKey, ServiceError};
 use crate::store::codec::to_json;
-use crate::store::{AccountRecord, CreateIdempotency, NewAccount, StoreError};
+use crate::store::{AccountRecord, CreateIdempotency, GameRecord, NewAccount, StoreError};
 
 /// Usernames that start so are the built-in bots' (`bot-random`, `bot-greedy`, ...).
 const RESERVED_PREFIX: &str = "bot-";
@@ -211,6 +211,26 @@ impl GameService {
         let hash = Token::hash_of(token);
         let found = self.store.accounts().account_by_token(&hash).await?;
         Ok(found.filter(|account| bool::from(account.token_hash.ct_eq(&hash))))
+    }
+
+    /// Who `token` belongs to in `record`'s game: a seat's or the host's token, or an account's
+    /// (looked up only when it is neither); any other token is refused.
+    pub(super) async fn credential(
+        &self,
+        record: &GameRecord,
+        token: Option<&str>,
+    ) -> Result<Credential, ServiceError> {
+        let refusal = match authenticate(record, token) {
+            Err(ServiceError::Unauthorized(refusal)) => refusal,
+            known => return known,
+        };
+        let account = match token {
+            Some(token) => self.find_account(token).await?,
+            None => None,
+        };
+        account
+            .map(|account| account_credential(record, &account.username))
+            .ok_or(ServiceError::Unauthorized(refusal))
     }
 
     /// The account of `token`, as its holder sees it.

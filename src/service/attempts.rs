@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use crate::engine::{self, Command, Event, RuleError, Secrets, State, Timestamp};
 use crate::service::cache::CachedGame;
-use crate::service::credentials::{Credential, authenticate, random_bytes};
+use crate::service::credentials::{Credential, random_bytes};
 use crate::service::{GameService, ServiceError};
 use crate::store::{
     Append, Entry, GameIdempotency, GameRecord, GameUpdate, NewSeat, Snapshot, StoreError,
@@ -148,7 +148,7 @@ impl GameService {
                 Some(game) => game,
                 None => self.load_cached(id).await?,
             };
-            let decided = match authenticate(&game.record, token) {
+            let decided = match self.credential(&game.record, token).await {
                 Ok(credential) => attempt(&game.record, game.state.clone(), credential).await,
                 Err(error) => Err(error),
             };
@@ -183,6 +183,9 @@ impl GameService {
             record.players += 1;
             record.seat_tokens.push((seat.seat, seat.token_hash));
             record.seat_tokens.sort_by_key(|(seat, _)| *seat);
+            if let Some(account) = &seat.account {
+                record.accounts.seats.push((seat.seat, account.clone()));
+            }
         }
         let append = Append::new(
             record.id,

@@ -6,7 +6,6 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use crate::engine::Status;
-use crate::service::credentials::authenticate;
 use crate::service::{GameService, ServiceError};
 
 /// Where a game's log stands, and once it is finished, whether it checks out.
@@ -47,7 +46,7 @@ impl GameService {
     /// instance that stopped before storing it) is checked now, once, by the audit worker.
     pub async fn audit(&self, id: Uuid, token: Option<&str>) -> Result<Audit, ServiceError> {
         let (record, state) = self.load(id).await?;
-        authenticate(&record, token)?;
+        self.credential(&record, token).await?;
         let finished = state.status == Status::Finished;
         let result = match record.audit {
             _ if !finished => None,

@@ -188,6 +188,7 @@ mod tests {
                 private: false,
                 stacked: false,
                 decks: None,
+                accounts: Default::default(),
                 projection: Default::default(),
                 head_hash: [0; 32],
                 audit: None,

@@ -1,4 +1,5 @@
-//! Seat and host tokens: making them, storing only their hashes, and telling who presents one.
+//! Seat, host and account tokens: making them, storing only their hashes, and telling who
+//! presents one in a game.
 
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
@@ -14,8 +15,11 @@ pub enum Credential {
     Anonymous,
     /// The host token.
     Host,
-    /// A seat token.
+    /// A seat token, or the token of the account bound to the seat.
     Seat(Seat),
+    /// The token of an account that holds no seat of the game and is not its host: it reads as
+    /// a spectator.
+    Account,
 }
 
 impl Credential {
@@ -23,7 +27,7 @@ impl Credential {
     pub fn viewer(self) -> Viewer {
         match self {
             Credential::Seat(seat) => Viewer::Seat(seat),
-            Credential::Anonymous | Credential::Host => Viewer::Spectator,
+            Credential::Anonymous | Credential::Host | Credential::Account => Viewer::Spectator,
         }
     }
 }
@@ -43,6 +47,21 @@ pub fn authenticate(record: &GameRecord, token: Option<&str>) -> Result<Credenti
         None => Err(ServiceError::Unauthorized(
             "This token is not a seat or host token of this game.",
         )),
+    }
+}
+
+/// What the token of account `username` is in `record`'s game: its seat's token, its host's,
+/// or a spectator's.
+pub fn account_credential(record: &GameRecord, username: &str) -> Credential {
+    let seat = record
+        .accounts
+        .seats
+        .iter()
+        .find(|(_, name)| name == username);
+    match seat {
+        Some((seat, _)) => Credential::Seat(*seat as Seat),
+        None if record.accounts.host.as_deref() == Some(username) => Credential::Host,
+        None => Credential::Account,
     }
 }
 

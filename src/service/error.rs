@@ -18,6 +18,9 @@ pub enum ServiceError {
     /// Another account has this username.
     #[error("This username is taken: choose another.")]
     UsernameTaken,
+    /// The account already holds a seat of this game.
+    #[error("This account already holds a seat of this game: its token acts as that seat's.")]
+    AlreadySeated,
     /// The request does not parse into its shape.
     #[error("{0}")]
     Malformed(String),

@@ -21,7 +21,6 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::engine::{Status, Viewer};
-use crate::service::credentials::authenticate;
 use crate::service::reads::entry_for;
 use crate::service::{GameService, ParsedLater, ServiceError};
 use crate::store::{Entry, Subscription};
@@ -146,7 +145,7 @@ impl GameService {
         // Subscribed before the first read: a change during it wakes the first wait.
         let subscription = self.store.changes().subscribe(id);
         let (record, _) = self.load(id).await?;
-        let credential = authenticate(&record, token)?;
+        let credential = self.credential(&record, token).await?;
         let after = after.open()?.unwrap_or(0);
         if after < 0 {
             return Err(ServiceError::OutOfRange(

@@ -6,7 +6,7 @@ use uuid::Uuid;
 
 use crate::audit::ndjson;
 use crate::engine::{self, State, Status, View, Viewer};
-use crate::service::credentials::{Credential, authenticate};
+use crate::service::credentials::Credential;
 use crate::service::paging::{check_limit, decode_cursor, encode_cursor};
 use crate::service::{EventsPage, GameService, LobbyPage, ParsedLater, ServiceError};
 use crate::store::codec::{self, entry_event};
@@ -25,14 +25,14 @@ impl GameService {
     /// a bad credential is refused, never ignored.
     pub async fn public_view(&self, id: Uuid, token: Option<&str>) -> Result<View, ServiceError> {
         let game = self.current(id).await?;
-        authenticate(&game.record, token)?;
+        self.credential(&game.record, token).await?;
         Ok(engine::view(&game.state, Viewer::Spectator))
     }
 
     /// The caller's own view: requires a seat token.
     pub async fn own_view(&self, id: Uuid, token: Option<&str>) -> Result<View, ServiceError> {
         let game = self.current(id).await?;
-        match authenticate(&game.record, token)? {
+        match self.credential(&game.record, token).await? {
             Credential::Seat(seat) => Ok(engine::view(&game.state, Viewer::Seat(seat))),
             _ => Err(ServiceError::Unauthorized(
                 "This endpoint needs a seat token: Authorization: Bearer <token>.",
@@ -88,7 +88,7 @@ impl GameService {
         query: ParsedLater<(Option<i64>, Option<i64>)>,
     ) -> Result<EventsPage, ServiceError> {
         let (record, state) = self.load(id).await?;
-        let credential = authenticate(&record, token)?;
+        let credential = self.credential(&record, token).await?;
         let (after, limit) = query.open()?;
         let limit = check_limit(limit, 100, 1000)?;
         let after = after.unwrap_or(0);
@@ -120,7 +120,7 @@ impl GameService {
         client_has: impl FnOnce(u64) -> bool,
     ) -> Result<Exported, ServiceError> {
         let (record, state) = self.load(id).await?;
-        authenticate(&record, token)?;
+        self.credential(&record, token).await?;
         if state.status != Status::Finished {
             return Err(ServiceError::NotFinished);
         }
@@ -146,7 +146,7 @@ impl GameService {
         token: Option<&str>,
     ) -> Result<View, ServiceError> {
         let (record, current) = self.load(id).await?;
-        let credential = authenticate(&record, token)?;
+        let credential = self.credential(&record, token).await?;
         if seq < 1 || seq > record.version {
             return Err(ServiceError::NotFound(
                 "This game has no entry with that seq.",

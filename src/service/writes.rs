@@ -9,13 +9,16 @@ use crate::engine::{
     Secrets, State, View, Viewer,
 };
 use crate::service::attempts::{Attempt, advance};
-use crate::service::credentials::{Credential, Token, authenticate, random_bytes};
+use crate::service::credentials::{Credential, Token, account_credential, random_bytes};
 use crate::service::{
     Answer, CreatedGame, GameService, IdempotencyKey, Joined, ParsedLater, ServiceError,
     VersionPrecondition,
 };
 use crate::store::codec::{self, to_json};
-use crate::store::{CreateIdempotency, JOIN_SCOPE, NewEvent, NewGame, NewSeat, StoreError};
+use crate::store::{
+    AccountRecord, CreateIdempotency, GameRecord, JOIN_SCOPE, NewEvent, NewGame, NewSeat,
+    StoreError,
+};
 
 /// A new game as the client asks for it, before validation.
 #[derive(Debug, Clone)]
@@ -35,8 +38,8 @@ pub struct NewGameRequest {
 /// A seat as the client asks for it, before validation.
 #[derive(Debug, Clone)]
 pub struct JoinRequest {
-    /// The player's name.
-    pub name: String,
+    /// The player's name; a seat taken with an account token defaults to its display name.
+    pub name: Option<String>,
     /// The player's entropy.
     pub client_seed: Option<String>,
     /// A bot strategy (host only).
@@ -58,17 +61,24 @@ pub struct MoveCommand {
 
 impl GameService {
     /// Creates a game: a fresh server seed and its commitment, a host token, `game_created`.
+    /// Created with an account `token`, the account is its host.
     pub async fn create(
         &self,
+        token: Option<&str>,
         request: NewGameRequest,
         idempotency: Option<IdempotencyKey>,
     ) -> Result<Answer<CreatedGame>, ServiceError> {
+        let host = match token {
+            Some(_) => Some(self.account_of(token).await?.username),
+            None => None,
+        };
         if let Some(key) = &idempotency
             && let Some(stored) = self.store.find_create_response(&key.storage_key()).await?
         {
             return Ok(Answer::Replayed(key.replay(stored)?));
         }
-        let (game, created, events) = self.new_game(&request)?;
+        let (mut game, created, events) = self.new_game(&request)?;
+        game.host_account = host;
         let stored_answer = idempotency.as_ref().map(|key| CreateIdempotency {
             key: key.storage_key(),
             fingerprint: key.fingerprint().to_owned(),
@@ -135,16 +145,22 @@ impl GameService {
     }
 
     /// Takes a seat. The last seat deals hole 1; bots then reveal at once. A retried request
-    /// with the same idempotency key (from the same client) gets the stored answer.
+    /// with the same idempotency key (from the same client) gets the stored answer. A person's
+    /// seat taken with an account token is bound to the account, which holds at most one seat
+    /// per game.
     pub async fn join(
         &self,
         id: Uuid,
         token: Option<&str>,
         request: ParsedLater<JoinRequest>,
     ) -> Result<Answer<Joined>, ServiceError> {
+        let account = match token {
+            Some(token) => self.find_account(token).await?,
+            None => None,
+        };
         self.write(id, token, async |record, mut state, credential| {
             let request = request.open()?;
-            if request.bot.is_some() && credential != Credential::Host {
+            if request.bot.is_some() && !is_host(record, credential, account.as_ref()) {
                 return Err(ServiceError::Unauthorized(
                     "Only the host may seat a bot: send the host token.",
                 ));
@@ -153,7 +169,13 @@ impl GameService {
             if let Some(stored) = self.stored_answer(id, JOIN_SCOPE, key).await? {
                 return Ok(Attempt::Done(Answer::Replayed(stored)));
             }
-            let (new_seat, command, answer) = seat_for(&state, &request)?;
+            let account = account.as_ref().filter(|_| request.bot.is_none());
+            if let Some(account) = account
+                && let Credential::Seat(_) = account_credential(record, &account.username)
+            {
+                return Err(ServiceError::AlreadySeated);
+            }
+            let (new_seat, command, answer) = seat_for(&state, &request, account)?;
             let at = self.now();
             let advanced = advance(&mut state, record, &command, at)?;
             let stored = key.map(|key| key.record(JOIN_SCOPE, 201, &answer));
@@ -203,7 +225,12 @@ impl GameService {
     /// The host cancels a game that is still waiting for players.
     pub async fn cancel(&self, id: Uuid, token: Option<&str>) -> Result<(), ServiceError> {
         let (record, _) = self.load(id).await?;
-        if authenticate(&record, token)? != Credential::Host {
+        let credential = self.credential(&record, token).await?;
+        let account = match (credential, token) {
+            (Credential::Seat(_), Some(token)) => self.find_account(token).await?,
+            _ => None,
+        };
+        if !is_host(&record, credential, account.as_ref()) {
             return Err(ServiceError::Unauthorized(
                 "Only the host may cancel a game: send the host token.",
             ));
@@ -214,14 +241,34 @@ impl GameService {
     }
 }
 
-/// The seat that `request` takes in the game at `state`, the command that seats it, and the
-/// answer to the joining client (with the seat's new token, unless it seats a bot).
+/// Whether the holder of `credential`, presented as `account`'s token if it is one, is the host
+/// of `record`'s game: an account seated in the game it created acts as its seat and its host.
+fn is_host(record: &GameRecord, credential: Credential, account: Option<&AccountRecord>) -> bool {
+    let hosting_account = account
+        .is_some_and(|account| record.accounts.host.as_deref() == Some(account.username.as_str()));
+    credential == Credential::Host || hosting_account
+}
+
+/// The seat that `request` takes in the game at `state` (bound to `account`, if given), the
+/// command that seats it, and the answer to the joining client (with the seat's new token,
+/// unless it seats a bot).
 fn seat_for(
     state: &State,
     request: &JoinRequest,
+    account: Option<&AccountRecord>,
 ) -> Result<(NewSeat, Command, Joined), ServiceError> {
     let seat = engine::check_join(state)?;
-    let name = PlayerName::choose(&request.name)?;
+    let name = match (&request.name, account) {
+        (Some(name), _) => name,
+        (None, Some(account)) => &account.display_name,
+        (None, None) => {
+            return Err(ServiceError::Malformed(
+                "name is required, unless the seat is taken with an account token.".to_owned(),
+            ));
+        }
+    };
+    let name = PlayerName::choose(name)?;
+    let account = account.map(|account| account.username.clone());
     let client_seed = match (&request.bot, &request.client_seed) {
         (Some(_), _) | (None, None) => ClientSeed::default(),
         (None, Some(seed)) => ClientSeed::choose(seed)?,
@@ -233,11 +280,13 @@ fn seat_for(
         bot: request.bot.map(|bot| bot.name().to_owned()),
         client_seed: client_seed.as_str().to_owned(),
         token_hash: token.as_ref().map(Token::hash),
+        account: account.clone(),
     };
     let command = Command::Join {
         name,
         bot: request.bot,
         client_seed,
+        account,
     };
     let answer = Joined {
         seat,

@@ -162,6 +162,7 @@ impl NewGame {
             decks: decks.map(to_json),
             status: state.status,
             projection: projection(state),
+            host_account: None,
         })
     }
 }
@@ -263,6 +264,7 @@ mod tests {
                 name: PlayerName::parse(name).unwrap(),
                 bot: None,
                 client_seed: ClientSeed::default(),
+                account: None,
             });
         }
         let mut state = State::default();

@@ -121,6 +121,8 @@ pub struct NewGame {
     pub decks: Option<Value>,
     pub status: Status,
     pub projection: RawJson,
+    /// The account whose token created it, if any: its host.
+    pub host_account: Option<String>,
 }
 
 /// Where a game's log ends: what an append needs to continue its hash chain. A caller that read
@@ -183,6 +185,17 @@ pub struct GameRecord {
     /// The token hash of every seat taken (`None` for a bot), by seat: read with the row, so
     /// that authenticating a request costs no second query.
     pub seat_tokens: Vec<(i32, Option<[u8; 32]>)>,
+    /// The accounts of its host and seats, read with the row.
+    pub accounts: GameAccounts,
+}
+
+/// The accounts bound to a game: its host's, and its seats'.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GameAccounts {
+    /// The account that created the game, if one did.
+    pub host: Option<String>,
+    /// `(seat, username)` of every seat bound to an account, by seat.
+    pub seats: Vec<(i32, String)>,
 }
 
 /// What the full check of a finished game's log found, stored once the game ends.
@@ -203,6 +216,8 @@ pub struct NewSeat {
     pub client_seed: String,
     /// `None` for a bot, which has no token.
     pub token_hash: Option<[u8; 32]>,
+    /// The account the seat is bound to, if any.
+    pub account: Option<String>,
 }
 
 /// The game row after an append.

@@ -102,10 +102,11 @@ const APPEND: &str = "\
             at text, salt text, hash text) \
         WHERE e.game_id IN (SELECT id FROM head)), \
     seated AS ( \
-        INSERT INTO seats (game_id, seat, name, bot, client_seed, token_hash) \
-        SELECT s.game_id, s.seat, s.name, s.bot, s.client_seed, decode(s.token_hash, 'hex') \
+        INSERT INTO seats (game_id, seat, name, bot, client_seed, token_hash, account) \
+        SELECT s.game_id, s.seat, s.name, s.bot, s.client_seed, decode(s.token_hash, 'hex'), \
+            s.account \
         FROM json_to_recordset($3::json) AS s (game_id uuid, seat integer, name text, bot text, \
-            client_seed text, token_hash text) \
+            client_seed text, token_hash text, account text) \
         WHERE s.game_id IN (SELECT id FROM head)), \
     expired AS ( \
         DELETE FROM move_idempotency m \
@@ -137,17 +138,19 @@ impl Backend for Postgres {
     const STATEMENTS: Statements = Statements {
         insert_game: "\
             INSERT INTO games (id, created_at, status, version, seats, holes, rules, commitment, \
-                server_seed, host_token_hash, private, stacked, decks, projection, head_hash) \
-            VALUES ($1, $2::timestamptz, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+                server_seed, host_token_hash, private, stacked, decks, projection, head_hash, \
+                host_account) \
+            VALUES ($1, $2::timestamptz, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, \
+                $16)",
         load_game: "\
             SELECT id, \
                 to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') \
                     AS created_at, \
                 status, version, seats, holes, players, rules, commitment, server_seed, \
                 host_token_hash, private, stacked, decks, projection, head_hash, audit_verified, \
-                audit_first_bad_seq, \
-                (SELECT COALESCE(json_agg(json_build_array(seat, encode(token_hash, 'hex')) \
-                                          ORDER BY seat), '[]'::json) \
+                audit_first_bad_seq, host_account, \
+                (SELECT COALESCE(json_agg(json_build_array(seat, encode(token_hash, 'hex'), \
+                                                           account) ORDER BY seat), '[]'::json) \
                  FROM seats WHERE seats.game_id = games.id) AS seat_tokens \
             FROM games WHERE id = $1 AND status <> 'cancelled'",
         insert_create_response: "\

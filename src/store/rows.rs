@@ -6,7 +6,9 @@ use sqlx::types::Json;
 use uuid::Uuid;
 
 use super::accounts::AccountRecord;
-use super::{AuditResult, Entry, GameRecord, LobbyGame, RawJson, StoreError, StoredResponse};
+use super::{
+    AuditResult, Entry, GameAccounts, GameRecord, LobbyGame, RawJson, StoreError, StoredResponse,
+};
 use crate::engine::{Rules, Status, Timestamp};
 
 pub fn bytes32(bytes: Vec<u8>, what: &str) -> Result<[u8; 32], StoreError> {
@@ -27,6 +29,9 @@ fn status(name: &str) -> Result<Status, StoreError> {
         .find(|status| status.name() == name)
         .ok_or_else(|| StoreError::Corrupt(format!("status {name:?}")))
 }
+
+/// One seat of [`GameRow::seat_tokens`]: its number, hex token hash (none for a bot), account.
+type SeatTokenRow = (i32, Option<String>, Option<String>);
 
 #[derive(sqlx::FromRow)]
 pub struct GameRow {
@@ -49,15 +54,27 @@ pub struct GameRow {
     head_hash: Vec<u8>,
     audit_verified: Option<bool>,
     audit_first_bad_seq: Option<i64>,
-    /// `[[seat, hex token hash or null], ...]`, aggregated from `seats` in the same query.
-    seat_tokens: Json<Vec<(i32, Option<String>)>>,
+    host_account: Option<String>,
+    /// `[[seat, hex token hash or null, account or null], ...]`, aggregated from `seats` in the
+    /// same query.
+    seat_tokens: Json<Vec<SeatTokenRow>>,
 }
 
 impl TryFrom<GameRow> for GameRecord {
     type Error = StoreError;
 
     fn try_from(row: GameRow) -> Result<Self, StoreError> {
+        let accounts = GameAccounts {
+            host: row.host_account,
+            seats: row
+                .seat_tokens
+                .0
+                .iter()
+                .filter_map(|(seat, _, account)| Some((*seat, account.clone()?)))
+                .collect(),
+        };
         Ok(GameRecord {
+            accounts,
             id: row.id,
             created_at: timestamp(&row.created_at)?,
             status: status(&row.status)?,
@@ -82,7 +99,7 @@ impl TryFrom<GameRow> for GameRecord {
                 .seat_tokens
                 .0
                 .into_iter()
-                .map(|(seat, hash)| {
+                .map(|(seat, hash, _)| {
                     let hash = hash
                         .map(|hex| {
                             hex::decode(hex)

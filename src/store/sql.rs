@@ -45,10 +45,11 @@ pub struct Statements {
     /// Inserts a game row: `$1` id, `$2` created_at (the store's RFC 3339 text), `$3` status, `$4` version,
     /// `$5` seats, `$6` holes, `$7` rules, `$8` commitment, `$9` server_seed,
     /// `$10` host_token_hash, `$11` private, `$12` stacked, `$13` decks, `$14` projection,
-    /// `$15` head_hash: the row before its first append.
+    /// `$15` head_hash, `$16` host_account: the row before its first append.
     pub insert_game: &'static str,
     /// The row of game `$1` unless cancelled, with `seat_tokens`, the JSON array
-    /// `[[seat, hex token hash or null], ...]` of its seats in seat order ([`GameRow`]).
+    /// `[[seat, hex token hash or null, account or null], ...]` of its seats in seat order
+    /// ([`GameRow`]).
     pub load_game: &'static str,
     /// Stores a creation's response (`$2` key, `$3` fingerprint, `$4` status, `$5` body),
     /// replacing an expired record with the same key only.
@@ -231,6 +232,7 @@ where
     for<'r> (Uuid,): FromRow<'r, DB::Row>,
     for<'r> (i64,): FromRow<'r, DB::Row>,
     for<'r> AccountRow: FromRow<'r, DB::Row>,
+    Option<String>: Bind<DB>,
 {
     async fn create_game(
         &self,
@@ -553,6 +555,7 @@ where
     for<'a> Json<&'a RawJson>: Bind<DB>,
     for<'a> Json<&'a Rules>: Bind<DB>,
     Option<Json<Value>>: Bind<DB>,
+    Option<String>: Bind<DB>,
 {
     /// The game row at version 0, before its first entry (the head is [`chain::GENESIS`]).
     async fn insert_game(conn: &mut DB::Connection, game: &NewGame) -> Result<(), StoreError> {
@@ -572,6 +575,7 @@ where
             .bind(game.decks.clone().map(Json))
             .bind(Json(&game.projection))
             .bind(chain::GENESIS.to_vec())
+            .bind(game.host_account.clone())
             .execute(conn)
             .await?;
         Ok(())

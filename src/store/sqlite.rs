@@ -72,9 +72,9 @@ const INSERT_EVENTS: &str = "\
 
 /// See [`MOVE_GAMES`]: the seats taken (`$1` the seats part).
 const INSERT_SEATS: &str = "\
-    INSERT INTO seats (game_id, seat, name, bot, client_seed, token_hash) \
+    INSERT INTO seats (game_id, seat, name, bot, client_seed, token_hash, account) \
     SELECT unhex(value ->> 'game_id', '-'), value ->> 'seat', value ->> 'name', value ->> 'bot', \
-        value ->> 'client_seed', unhex(value ->> 'token_hash') \
+        value ->> 'client_seed', unhex(value ->> 'token_hash'), value ->> 'account' \
     FROM json_each($1) WHERE value ->> 'game_id' IN (SELECT value FROM json_each($2))";
 
 /// See [`MOVE_GAMES`]: first deletes the expired records (older than `$3` seconds) with the
@@ -110,16 +110,17 @@ impl Backend for Sqlite {
     const STATEMENTS: Statements = Statements {
         insert_game: "\
             INSERT INTO games (id, created_at, status, version, seats, holes, rules, commitment, \
-                server_seed, host_token_hash, private, stacked, decks, projection, head_hash) \
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+                server_seed, host_token_hash, private, stacked, decks, projection, head_hash, \
+                host_account) \
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
         load_game: "\
             SELECT id, created_at, status, version, seats, holes, players, rules, commitment, \
                 server_seed, host_token_hash, private, stacked, decks, projection, head_hash, \
-                audit_verified, audit_first_bad_seq, \
+                audit_verified, audit_first_bad_seq, host_account, \
                 (SELECT json_group_array(json_array(seat, \
                             CASE WHEN token_hash IS NULL THEN NULL \
-                                 ELSE lower(hex(token_hash)) END)) \
-                 FROM (SELECT seat, token_hash FROM seats \
+                                 ELSE lower(hex(token_hash)) END, account)) \
+                 FROM (SELECT seat, token_hash, account FROM seats \
                        WHERE seats.game_id = games.id ORDER BY seat)) AS seat_tokens \
             FROM games WHERE id = $1 AND status <> 'cancelled'",
         insert_create_response: "\

@@ -119,6 +119,7 @@ pub fn join(game: &mut Game, name: &str) -> Result<Vec<Event>, RuleError> {
         name: PlayerName::parse(name).expect("a valid name"),
         bot: None,
         client_seed: ClientSeed::default(),
+        account: None,
     })
 }
 

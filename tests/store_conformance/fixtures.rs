@@ -28,6 +28,7 @@ pub fn new_game(created_at: &str) -> NewGame {
         decks: None,
         status: Status::Waiting,
         projection: raw(json!({"status": "waiting", "players": []})),
+        host_account: None,
     }
 }
 
@@ -85,6 +86,7 @@ pub fn seat_update(status: &str, seat: i32, token_hash: Option<[u8; 32]>) -> Gam
             bot: token_hash.is_none().then(|| "greedy".to_owned()),
             client_seed: "seed".to_owned(),
             token_hash,
+            account: None,
         }),
         ..update(status)
     }

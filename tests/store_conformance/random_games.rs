@@ -64,6 +64,7 @@ async fn play_random_game(store: &dyn EventStore, number: u64, batch: usize) -> 
         decks: None,
         status: state.status,
         projection: codec::projection(&state),
+        host_account: None,
     };
     store.create_game(game, events, None).await.expect("create");
 
@@ -73,6 +74,7 @@ async fn play_random_game(store: &dyn EventStore, number: u64, batch: usize) -> 
             name: PlayerName::parse(&name).expect("a name"),
             bot: Some(BotKind::Random),
             client_seed: ClientSeed::default(),
+            account: None,
         };
         let version = state.version as i64;
         let at = requests.next().expect("a time");
@@ -83,6 +85,7 @@ async fn play_random_game(store: &dyn EventStore, number: u64, batch: usize) -> 
             bot: Some("random".to_owned()),
             client_seed: String::new(),
             token_hash: None,
+            account: None,
         };
         let update = GameUpdate {
             status: state.status,

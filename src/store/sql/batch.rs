@@ -28,7 +28,7 @@ pub struct Batch<'a> {
     pub games: String,
     /// The entries: `{game_id, seq, type, data, at, salt, hash}`.
     pub events: String,
-    /// The seats taken: `{game_id, seat, name, bot, client_seed, token_hash}`.
+    /// The seats taken: `{game_id, seat, name, bot, client_seed, token_hash, account}`.
     pub seats: String,
     /// The stored responses (of moves, leaves, joins): `{game_id, seat, key, fingerprint, status,
     /// body}`.
@@ -71,6 +71,7 @@ struct SeatPart<'a> {
     bot: Option<&'a str>,
     client_seed: &'a str,
     token_hash: Option<String>,
+    account: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -145,6 +146,7 @@ impl<'a> Parts<'a> {
                 bot: seat.bot.as_deref(),
                 client_seed: &seat.client_seed,
                 token_hash: seat.token_hash.map(hex::encode),
+                account: seat.account.as_deref(),
             }));
     }
 
