@@ -3,7 +3,9 @@
 
 mod common;
 
-use common::{Backend, Seat, TestApp, play_to_the_end, spawn_app, spawn_app_on};
+use std::time::Duration;
+
+use common::{Backend, Seat, TestApp, pick_move, play_to_the_end, spawn_app, spawn_app_on};
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -279,7 +281,215 @@ async fn a_game_of_two_accounts_plays_to_the_end_and_verifies(backend: Backend) 
     assert_eq!(audit["verified"], true, "{audit}");
 }
 
+/// Whether each of `seats` may move now, and the hole the game is at.
+async fn who_may_move(app: &TestApp, id: &str, seats: &[Seat]) -> (Vec<Value>, Vec<bool>, Value) {
+    let mut views = Vec::new();
+    for seat in seats {
+        views.push(app.view(id, Some(&seat.token)).await);
+    }
+    let may = views
+        .iter()
+        .map(|view| !view["legal_moves"].as_array().unwrap().is_empty())
+        .collect();
+    let hole = views[0]["hole"].clone();
+    (views, may, hole)
+}
+
+/// Plays game `id` of `seats` to the end, one move at a time; answers how many times each seat
+/// was given moves it did not have just before (the deal of hole 1 included): the `your_turn`s
+/// due. A move that deals the next hole gives its mover reveal moves after losing its turn.
+async fn play_counting_turns(app: &TestApp, id: &str, seats: &[Seat]) -> Vec<usize> {
+    let mut due = vec![1; seats.len()];
+    let (mut views, mut may, mut hole) = who_may_move(app, id, seats).await;
+    for turn in 0..5000 {
+        let Some(mover) = may.iter().position(|&may| may) else {
+            return due;
+        };
+        let mv = pick_move(&views[mover], turn).unwrap();
+        assert_eq!(app.play(id, &seats[mover].token, &mv).await.status(), 200);
+        let (next_views, next_may, next_hole) = who_may_move(app, id, seats).await;
+        for seat in 0..seats.len() {
+            let dealt_to_mover = seat == mover && next_hole != hole && next_may[seat];
+            if (!may[seat] && next_may[seat]) || dealt_to_mover {
+                due[seat] += 1;
+            }
+        }
+        (views, may, hole) = (next_views, next_may, next_hole);
+    }
+    panic!("the game did not end");
+}
+
+/// The events of `token`'s account, read a page of 7 at a time.
+async fn all_events(app: &TestApp, token: &str) -> Vec<Value> {
+    let mut events: Vec<Value> = Vec::new();
+    loop {
+        let after = events.last().map_or(0, |e| e["id"].as_i64().unwrap());
+        let path = format!("/v1/account/events?after={after}&limit=7");
+        let (status, page) = get_json(app, &path, Some(token)).await;
+        assert_eq!(status, 200, "{page}");
+        let page = page["events"].as_array().unwrap().clone();
+        if page.is_empty() {
+            return events;
+        }
+        events.extend(page);
+    }
+}
+
+/// Reads `count` messages of the account stream of `token` opened with `Last-Event-ID: last`.
+async fn streamed(app: &TestApp, token: &str, last: i64, count: usize) -> Vec<Value> {
+    let mut response = app
+        .client
+        .get(app.url("/v1/account/stream"))
+        .bearer_auth(token)
+        .header("Last-Event-ID", last.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let (mut buffer, mut messages) = (String::new(), Vec::new());
+    while messages.len() < count {
+        let chunk = tokio::time::timeout(Duration::from_secs(10), response.chunk()).await;
+        let bytes = chunk
+            .expect("an event within 10 s")
+            .unwrap()
+            .expect("an open stream");
+        buffer.push_str(std::str::from_utf8(&bytes).unwrap());
+        while let Some(end) = buffer.find("\n\n") {
+            let block: String = buffer.drain(..end + 2).collect();
+            let (Some(id), Some(data)) = (
+                block.lines().find_map(|l| l.strip_prefix("id: ")),
+                block.lines().find_map(|l| l.strip_prefix("data: ")),
+            ) else {
+                continue;
+            };
+            let data: Value = serde_json::from_str(data).unwrap();
+            assert_eq!(data["id"].as_i64().unwrap(), id.parse::<i64>().unwrap());
+            messages.push(data);
+        }
+    }
+    messages
+}
+
+async fn each_account_hears_of_its_games_start_turns_and_end_once(backend: Backend) {
+    // Two accounts play a game: each one's events hold game_started, one your_turn each time its
+    // seat got moves, and game_ended, exactly once, with ids 1, 2, 3, ...; the stream resumed
+    // with Last-Event-ID gives the same events; its games list and counts show the game.
+    let app = spawn_app(backend).await;
+    let tokens = [account(&app, "ada").await, account(&app, "bob").await];
+    let id = game_hosted_by(&app, &tokens[0]).await;
+    let mut seats = Vec::new();
+    for token in &tokens {
+        let (status, joined) = join_with(&app, &id, token, json!({})).await;
+        assert_eq!(status, 201, "{joined}");
+        let seat = joined["seat"].as_u64().unwrap() as u8;
+        seats.push(Seat {
+            seat,
+            token: token.clone(),
+        });
+    }
+    let (status, page) = get_json(&app, "/v1/account/games?turn=mine", Some(&tokens[1])).await;
+    assert_eq!(
+        (status, page["games"].as_array().unwrap().len()),
+        (200, 1),
+        "{page}"
+    );
+    let due = play_counting_turns(&app, &id, &seats).await;
+    for (n, token) in tokens.iter().enumerate() {
+        let events = all_events(&app, token).await;
+        let ids: Vec<i64> = events.iter().map(|e| e["id"].as_i64().unwrap()).collect();
+        assert_eq!(ids, (1..=events.len() as i64).collect::<Vec<_>>());
+        let of_type = |kind: &str| events.iter().filter(|e| e["type"] == kind).count();
+        assert_eq!(of_type("game_started"), 1);
+        assert_eq!(of_type("game_ended"), 1);
+        assert_eq!(of_type("your_turn"), due[n], "account {n}");
+        assert_eq!(events[0]["type"], "game_started");
+        assert_eq!(events.last().unwrap()["type"], "game_ended");
+        assert!(
+            events
+                .iter()
+                .all(|e| e["game_id"] == json!(id) && e["seat"] == json!(n))
+        );
+        let resumed = streamed(&app, token, 2, events.len() - 2).await;
+        assert_eq!(resumed, events[2..]);
+        let (_, own) = get_json(&app, "/v1/account", Some(token)).await;
+        assert_eq!(own["games"]["played"], 1);
+        let (_, page) = get_json(&app, "/v1/account/games?status=finished", Some(token)).await;
+        let game = &page["games"][0];
+        assert_eq!(
+            (&game["id"], &game["your_seat"], &game["your_turn"]),
+            (&json!(id), &json!(n), &json!(false))
+        );
+        assert_eq!(game["players"][n]["account"], json!(["ada", "bob"][n]));
+    }
+    let (_, profile) = get_json(&app, "/v1/accounts/bob", None).await;
+    assert_eq!(profile["recent"][0]["id"], json!(id));
+}
+
+async fn a_stream_is_woken_by_an_append_and_games_page_newest_first(backend: Backend) {
+    // A stream open before the write that starts a game receives its game_started at once; the
+    // account's games come newest first, a page at a time.
+    let app = spawn_app(backend).await;
+    let ada = account(&app, "ada").await;
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let id = game_hosted_by(&app, &ada).await;
+        join_with(&app, &id, &ada, json!({})).await;
+        ids.push(id);
+    }
+    let listening = {
+        let app_address = app.address.clone();
+        let token = ada.clone();
+        tokio::spawn(async move {
+            let client = reqwest::Client::new();
+            let mut response = client
+                .get(format!(
+                    "{app_address}/v1/account/stream?token={token}&after=0"
+                ))
+                .send()
+                .await
+                .unwrap();
+            let chunk = tokio::time::timeout(Duration::from_secs(10), response.chunk()).await;
+            String::from_utf8(chunk.unwrap().unwrap().unwrap().to_vec()).unwrap()
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    app.join(&ids[1], "Bob").await;
+    let message = listening.await.unwrap();
+    assert!(
+        message.starts_with("id: 1\n") && message.contains("game_started"),
+        "{message}"
+    );
+    let mut listed = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let path = match &cursor {
+            Some(cursor) => format!("/v1/account/games?limit=2&cursor={cursor}"),
+            None => "/v1/account/games?limit=2".to_owned(),
+        };
+        let (status, page) = get_json(&app, &path, Some(&ada)).await;
+        assert_eq!(status, 200, "{page}");
+        listed.extend(
+            page["games"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|g| g["id"].clone()),
+        );
+        match page["next_cursor"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => break,
+        }
+    }
+    assert_eq!(listed, vec![json!(ids[1]), json!(ids[2]), json!(ids[0])]);
+    let (status, _) = get_json(&app, "/v1/account/games?cursor=zz", Some(&ada)).await;
+    assert_eq!(status, 400);
+    let (_, waiting) = get_json(&app, "/v1/account/games?status=playing", Some(&ada)).await;
+    assert_eq!(waiting["games"].as_array().unwrap().len(), 1);
+}
+
 on_both_backends!(
+    each_account_hears_of_its_games_start_turns_and_end_once,
+    a_stream_is_woken_by_an_append_and_games_page_newest_first,
     a_seat_bound_to_an_account_is_read_and_moved_by_its_token,
     an_account_token_reads_other_games_as_a_spectator_only,
     a_game_of_two_accounts_plays_to_the_end_and_verifies,

@@ -7,7 +7,7 @@
 //!   [`moves`], [`leave`], [`log`] (pages and replays), [`export`] (a finished game's log as NDJSON),
 //!   [`audit`] (where the log stands, and whether a finished one checks out),
 //!   [`stream`] (the live log as Server-Sent Events), [`accounts`] (accounts, their tokens,
-//!   profiles),
+//!   profiles), [`account_games`] (an account's games, events and event stream),
 //!   [`health`] (liveness, readiness, metrics);
 //! - [`limits`]: who the client is, its budgets of creations and joins and of expensive reads,
 //!   its open streams;
@@ -20,6 +20,7 @@
 //!   name and seed patterns, `If-Match`);
 //! - [`webapp`]: the web client at `/` (not part of the API or its document).
 
+pub mod account_games;
 pub mod accounts;
 pub mod audit;
 pub mod codes;
@@ -81,7 +82,11 @@ pub struct AppState {
         license(name = "MIT OR Apache-2.0")
     ),
     // The schemas of the shared responses of `docs`, which name them without collecting them.
-    components(schemas(Problem, View, CreatedGame, LobbyPage, Joined, EventsPage, Audit)),
+    components(schemas(
+        Problem, View, CreatedGame, LobbyPage, Joined, EventsPage, Audit,
+        account_games::GameStartedEvent, account_games::YourTurnEvent,
+        account_games::GameEndedEvent,
+    )),
     modifiers(&BearerAuth),
     tags(
         (name = "games", description = "Create, join, view and play games"),
@@ -143,6 +148,9 @@ fn routes(config: &mut ServiceConfig) {
         .service(accounts::own_account)
         .service(accounts::rotate_token)
         .service(accounts::profile)
+        .service(account_games::account_games)
+        .service(account_games::account_events)
+        .service(account_games::account_stream)
         .service(health::healthz)
         .service(health::readyz)
         .service(health::metrics)

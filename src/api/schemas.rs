@@ -320,6 +320,26 @@ pub fn name_unions(spec: &mut OpenApi) {
     type_events_page(schemas);
     describe_nullable(schemas);
     name_seat(schemas);
+    name_account_events(schemas);
+}
+
+/// The schemas of an account's events, each with its `type`, as the union `AccountEvent`.
+pub const ACCOUNT_EVENTS: [&str; 3] = ["GameStartedEvent", "YourTurnEvent", "GameEndedEvent"];
+
+/// `AccountEvent`: a `oneOf` of [`ACCOUNT_EVENTS`] with a `discriminator` on `type`.
+fn name_account_events(schemas: &mut BTreeMap<String, RefOr<Schema>>) {
+    let mut union = OneOfBuilder::new()
+        .description(Some(
+            "An event of an account (`GET /v1/account/events`, `/v1/account/stream`), by `type`",
+        ))
+        .discriminator(Some(Discriminator::new(DISCRIMINATOR)));
+    for name in ACCOUNT_EVENTS {
+        union = union.item(Ref::from_schema_name(name));
+    }
+    schemas.insert(
+        "AccountEvent".to_owned(),
+        RefOr::T(Schema::OneOf(union.build())),
+    );
 }
 
 /// `Seat` for the schema utoipa derives from the seat alias under the name of its primitive.

@@ -14,7 +14,7 @@ use crate::service::ParsedLater;
 use crate::service::live::{LiveItem, LiveLog};
 
 /// The comment sent to an idle stream: no message, only bytes that keep proxies from closing it.
-const KEEP_ALIVE_COMMENT: &[u8] = b": keep-alive\n\n";
+pub const KEEP_ALIVE_COMMENT: &[u8] = b": keep-alive\n\n";
 
 /// The game's log as it grows, redacted for the caller as `/events` redacts it: every entry
 /// after `Last-Event-ID` (or `after`), then each new one as it is appended, on any instance.
@@ -75,15 +75,15 @@ pub async fn stream(
 }
 
 /// The query of a stream: `after`, and the `token` of clients that cannot set headers.
-struct StreamQuery {
-    after: Result<Option<i64>, String>,
-    token: Option<String>,
+pub struct StreamQuery {
+    pub after: Result<Option<i64>, String>,
+    pub token: Option<String>,
 }
 
 impl StreamQuery {
     /// Reads the token even when `after` does not parse, so that a bad token wins (401) over a
     /// bad parameter (400).
-    fn parse(query: &str) -> StreamQuery {
+    pub fn parse(query: &str) -> StreamQuery {
         let pairs = match Query::<Vec<(String, String)>>::from_query(query) {
             Ok(pairs) => pairs.into_inner(),
             Err(error) => {
@@ -121,7 +121,7 @@ impl StreamQuery {
 /// Where the stream starts: after `Last-Event-ID` when there is one, else after `after`. A
 /// negative `after` is kept even then, so that it is refused (422) as the spec says it is,
 /// whichever of the two wins.
-fn resume_after(after: Option<i64>, last_event_id: Option<i64>) -> Option<i64> {
+pub fn resume_after(after: Option<i64>, last_event_id: Option<i64>) -> Option<i64> {
     match (after, last_event_id) {
         (Some(after), _) if after < 0 => Some(after),
         (_, Some(last)) => Some(last),
@@ -130,7 +130,7 @@ fn resume_after(after: Option<i64>, last_event_id: Option<i64>) -> Option<i64> {
 }
 
 /// The `Last-Event-ID` header: the seq of the last entry the client received.
-fn last_event_id(request: &HttpRequest) -> Result<Option<i64>, String> {
+pub fn last_event_id(request: &HttpRequest) -> Result<Option<i64>, String> {
     let Some(value) = request.headers().get("last-event-id") else {
         return Ok(None);
     };
@@ -165,7 +165,7 @@ fn events(
 
 /// One SSE message per entry: `id:` its seq, `data:` the entry on one line (JSON has no raw
 /// newline).
-fn messages(entries: &[(i64, serde_json::Value)]) -> String {
+pub fn messages(entries: &[(i64, serde_json::Value)]) -> String {
     let mut text = String::new();
     for (seq, entry) in entries {
         text.push_str(&format!("id: {seq}\ndata: {entry}\n\n"));

@@ -10,6 +10,7 @@ use subtle::ConstantTimeEq;
 use utoipa::ToSchema;
 
 use crate::engine::PlayerName;
+use crate::service::account_games::GameSummary;
 use crate::service::credentials::{Credential, Token, account_credential, authenticate};
 use crate::service::{Answer, GameService, IdempotencyKey, ServiceError};
 use crate::store::codec::to_json;
@@ -103,7 +104,7 @@ pub struct Profile {
     pub rating: Option<Value>,
     pub games: GameCounts,
     /// Its last 10 finished games, newest first.
-    pub recent: Vec<Value>,
+    pub recent: Vec<GameSummary>,
 }
 
 /// An account as the client asks for it, before validation.
@@ -236,7 +237,8 @@ impl GameService {
     /// The account of `token`, as its holder sees it.
     pub async fn account(&self, token: Option<&str>) -> Result<Account, ServiceError> {
         let record = self.account_of(token).await?;
-        Ok(Account::of(&record, GameCounts::default()))
+        let games = self.game_counts(&record.username).await?;
+        Ok(Account::of(&record, games))
     }
 
     /// Replaces the token of `token`'s account with a fresh one.
@@ -271,11 +273,11 @@ impl GameService {
                 "There is no account with this username.",
             ))?;
         Ok(Profile {
+            rating: None,
+            games: self.game_counts(&record.username).await?,
+            recent: self.recent_games(&record.username).await?,
             username: record.username,
             display_name: record.display_name,
-            rating: None,
-            games: GameCounts::default(),
-            recent: Vec::new(),
         })
     }
 }

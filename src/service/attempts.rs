@@ -11,6 +11,7 @@ use uuid::Uuid;
 use crate::engine::{self, Command, Event, RuleError, Secrets, State, Timestamp};
 use crate::service::cache::CachedGame;
 use crate::service::credentials::{Credential, random_bytes};
+use crate::service::notices::notices;
 use crate::service::{GameService, ServiceError};
 use crate::store::{
     Append, Entry, GameIdempotency, GameRecord, GameUpdate, NewSeat, Snapshot, StoreError,
@@ -174,9 +175,10 @@ impl GameService {
         Err(StoreError::Conflict.into())
     }
 
-    /// Appends `write` to `game` through the group commit; once it is stored, keeps the game as
-    /// it left it, counts its events, queues the audit of a game it finished, and answers.
-    async fn commit<T>(&self, game: &CachedGame, write: Write<T>) -> Result<T, StoreError> {
+    /// Appends `write` to `game` through the group commit, with what it tells the accounts bound
+    /// to the game's seats; once it is stored, keeps the game as it left it, counts its events,
+    /// queues the audit of a game it finished, and answers.
+    async fn commit<T>(&self, game: &CachedGame, mut write: Write<T>) -> Result<T, StoreError> {
         let mut record = game.record.clone();
         record.status.clone_from(&write.update.status);
         if let Some(seat) = &write.update.new_seat {
@@ -187,6 +189,13 @@ impl GameService {
                 record.accounts.seats.push((seat.seat, account.clone()));
             }
         }
+        (write.update.account_games, write.update.account_events) = notices(
+            &record.accounts.seats,
+            &game.state,
+            &write.events,
+            write.at,
+            &write.after,
+        );
         let append = Append::new(
             record.id,
             game.record.head(),

@@ -3,6 +3,8 @@
 //!
 //! # Layout
 //! - [`writes`]: create, join, move, cancel;
+//! - [`account_games`]: an account's games and events as its holder reads them;
+//! - [`account_stream`]: the live stream of an account's events;
 //! - [`accounts`]: usernames, account creation, account tokens, the account's and profile's
 //!   replies;
 //! - [`attempts`]: the write path they share: decide, append through the group commit, and the
@@ -20,12 +22,16 @@
 //! - [`audit_status`]: the audit of a game as `GET .../audit` shows it;
 //! - [`audit_worker`]: the thread, runtime and connection of its own that audits finished games;
 //! - [`live`]: the live log that streams follow, woken by the store's hub;
+//! - [`notices`]: what a write tells the accounts bound to the game's seats (their games'
+//!   rows and their events);
 //! - [`credentials`]: seat and host tokens, and who presents one;
 //! - [`idempotency`]: `Idempotency-Key`s and replayed answers;
 //! - [`paging`]: page sizes and the lobby's cursor;
 //! - [`error`]: why a use case failed;
 //! - [`precedence`]: which of a request's faults is reported first.
 
+pub mod account_games;
+pub mod account_stream;
 pub mod accounts;
 pub mod attempts;
 pub mod audit_status;
@@ -38,6 +44,7 @@ pub mod credentials;
 pub mod error;
 pub mod idempotency;
 pub mod live;
+pub mod notices;
 pub mod paging;
 pub mod precedence;
 pub mod reads;

@@ -3,9 +3,20 @@
 //! usernames live in `service::accounts`).
 
 use async_trait::async_trait;
+use sha2::{Digest, Sha256};
+use uuid::Uuid;
 
-use super::{CreateIdempotency, StoreError};
-use crate::engine::Timestamp;
+use super::{CreateIdempotency, RawJson, StoreError};
+use crate::engine::{Status, Timestamp};
+
+/// The key under which the wake-up hub ([`super::notify`]) knows the streams of `username`'s
+/// events: a UUID derived from the name, which no game's (random) id meets.
+pub fn wake_key(username: &str) -> Uuid {
+    let digest = Sha256::digest(format!("golf-account-events:{username}"));
+    let mut bytes = [0u8; 16];
+    bytes.copy_from_slice(&digest[..16]);
+    Uuid::from_bytes(bytes)
+}
 
 /// An account to create.
 #[derive(Debug, Clone)]
@@ -25,6 +36,75 @@ pub struct AccountRecord {
     /// The hash of its current token.
     pub token_hash: [u8; 32],
     pub created_at: Timestamp,
+}
+
+/// Where a game stands for an account bound to one of its seats, after an append.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AccountGame {
+    pub account: String,
+    pub seat: i32,
+    pub status: Status,
+    /// The time of the game's last entry.
+    pub updated_at: Timestamp,
+    /// Whether the seat has legal moves.
+    pub your_turn: bool,
+    /// Whether the game ended with the seat among its winners.
+    pub won: bool,
+}
+
+/// An account event to store with the append that causes it; the store numbers it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewAccountEvent {
+    pub account: String,
+    /// `game_started`, `your_turn` or `game_ended`.
+    pub kind: &'static str,
+    pub at: Timestamp,
+    /// The event's fields besides `id`, `at`, `type` and `game_id`.
+    pub data: serde_json::Value,
+}
+
+/// How long account events are kept.
+pub const ACCOUNT_EVENTS_TTL: std::time::Duration =
+    std::time::Duration::from_secs(30 * 24 * 60 * 60);
+
+/// Which of an account's games to list.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GamesFilter {
+    /// Only games with this status.
+    pub status: Option<Status>,
+    /// Only games where the account's seat may move now.
+    pub your_turn: bool,
+}
+
+/// Where the next page of an account's games starts: after this game in (updated_at, game_id)
+/// descending order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GamesCursor {
+    /// In the store's fixed RFC 3339 form.
+    pub updated_at: String,
+    pub game_id: Uuid,
+}
+
+/// One game of an account's list: its row there, and the game's version and projection.
+#[derive(Debug, Clone)]
+pub struct ListedGame {
+    pub game_id: Uuid,
+    pub seat: i32,
+    /// The time of its last entry, in the store's fixed RFC 3339 form.
+    pub updated_at: String,
+    pub your_turn: bool,
+    pub version: i64,
+    pub projection: RawJson,
+}
+
+/// A stored account event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AccountEventRecord {
+    pub id: i64,
+    pub at: String,
+    pub kind: String,
+    pub game_id: Uuid,
+    pub data: serde_json::Value,
 }
 
 /// The accounts table. Nothing is cached: every call reads or writes the database, so a rotated
@@ -48,6 +128,31 @@ pub trait AccountStore: Send + Sync {
 
     /// The account named `username` (lowercase), if any.
     async fn account_by_name(&self, username: &str) -> Result<Option<AccountRecord>, StoreError>;
+
+    /// Up to `limit` games of `account` matching `filter`, by the time of their last entry,
+    /// newest first, after `cursor` if given.
+    async fn list_account_games(
+        &self,
+        account: &str,
+        filter: GamesFilter,
+        cursor: Option<GamesCursor>,
+        limit: i64,
+    ) -> Result<Vec<ListedGame>, StoreError>;
+
+    /// `(played, won)`: the finished games in which `account` held a seat, and those it won.
+    async fn account_game_counts(&self, account: &str) -> Result<(i64, i64), StoreError>;
+
+    /// Up to `limit` events of `account` with ids above `after`, in id order.
+    async fn account_events(
+        &self,
+        account: &str,
+        after: i64,
+        limit: i64,
+    ) -> Result<Vec<AccountEventRecord>, StoreError>;
+
+    /// Deletes account events older than [`ACCOUNT_EVENTS_TTL`], up to `limit`; returns how many
+    /// (run by [`super::EventStore::purge_expired_idempotency`]).
+    async fn purge_account_events(&self, limit: i64) -> Result<u64, StoreError>;
 
     /// Replaces the token hash of `username` with `new`, if it is still `old`: whether it did.
     async fn rotate_account_token(

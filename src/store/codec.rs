@@ -198,6 +198,8 @@ impl GameUpdate {
             new_seat: None,
             snapshots,
             deadline_at: engine::turn_deadline(state),
+            account_games: Vec::new(),
+            account_events: Vec::new(),
         }
     }
 }

@@ -51,7 +51,10 @@ use uuid::Uuid;
 
 use crate::engine::{Rules, Status, Timestamp};
 
-pub use accounts::{AccountRecord, AccountStore, NewAccount};
+pub use accounts::{
+    AccountEventRecord, AccountGame, AccountRecord, AccountStore, GamesCursor, GamesFilter,
+    ListedGame, NewAccount, NewAccountEvent,
+};
 pub use chain::{ChainError, verify_chain};
 pub use error::StoreError;
 pub use notify::{Changes, Subscription};
@@ -231,6 +234,11 @@ pub struct GameUpdate {
     /// When a bot may take the seats the game now waits for, or `None`: what
     /// [`EventStore::overdue_games`] looks for.
     pub deadline_at: Option<Timestamp>,
+    /// Where the game stands for each account bound to one of its seats (none for a game
+    /// without accounts).
+    pub account_games: Vec<AccountGame>,
+    /// The events the append gives those accounts, stored with it.
+    pub account_events: Vec<NewAccountEvent>,
 }
 
 /// The state of a game after entry `seq`, where a command's events end.
@@ -362,7 +370,8 @@ pub trait EventStore: Send + Sync {
     /// The stored response for a creation key, unless older than [`IDEMPOTENCY_TTL`].
     async fn find_create_response(&self, key: &str) -> Result<Option<StoredResponse>, StoreError>;
 
-    /// Deletes idempotency records older than [`IDEMPOTENCY_TTL`]; returns how many.
+    /// Deletes idempotency records older than [`IDEMPOTENCY_TTL`], and account events older
+    /// than [`accounts::ACCOUNT_EVENTS_TTL`]; returns how many.
     async fn purge_expired_idempotency(&self) -> Result<u64, StoreError>;
 
     /// Up to `limit` entries with seq > `after`, in order (empty for an unknown game).

@@ -13,6 +13,7 @@ use sqlx::postgres::{PgConnectOptions, PgConnection, PgPool, PgPoolOptions, PgQu
 use sqlx::{Postgres, Transaction};
 use uuid::Uuid;
 
+use super::accounts::ACCOUNT_EVENTS_TTL;
 use super::notify::Changes;
 use super::sql::{AccountStatements, Backend, Batch, SqlStore, Statements};
 use super::{IDEMPOTENCY_TTL, PoolOptions, StoreError};
@@ -58,7 +59,11 @@ impl PgStore {
 
 /// Appends to distinct games in one statement, reading the named parts of a [`Batch`] (`$1`
 /// games, `$2` events, `$3` seats, `$4` responses, `$5` snapshots; `$6` the idempotency ttl in
-/// seconds; `$7` the documents, the projections and states that the parts name by their place). Each game's head moves only if it is at its expected version and not cancelled
+/// seconds; `$7` the documents, the projections and states that the parts name by their place;
+/// `$8` the accounts' games, `$9` their events).
+/// The accounts' events are numbered from each account's `last_event_id`, whose rows are locked
+/// after the games' (`accounts_locked`, in username order, so that two batches sharing accounts
+/// never deadlock), and wake the account's streams (`woken`, with the account's wake-up key). Each game's head moves only if it is at its expected version and not cancelled
 /// (`head`); the other parts insert only for the games whose head moved. It returns the ids of
 /// the games written; the others were moved on or cancelled by another writer. A taken seat or a
 /// recorded key fails the whole statement with a unique violation (`Conflict`); an expired record
@@ -126,8 +131,38 @@ const APPEND: &str = "\
         INSERT INTO snapshots (game_id, seq, state) \
         SELECT s.game_id, s.seq, ($7::text[])[s.state]::json \
         FROM json_to_recordset($5::json) AS s (game_id uuid, seq bigint, state integer) \
-        WHERE s.game_id IN (SELECT id FROM head)) \
-    SELECT id FROM head, LATERAL (SELECT pg_notify('golf_events', id::text)) AS notified";
+        WHERE s.game_id IN (SELECT id FROM head)), \
+    listed AS ( \
+        INSERT INTO account_games (game_id, account, seat, status, updated_at, your_turn, won) \
+        SELECT a.game_id, a.account, a.seat, a.status, a.updated_at, a.your_turn, a.won \
+        FROM json_to_recordset($8::json) AS a (game_id uuid, account text, seat integer, \
+            status text, updated_at text, your_turn boolean, won boolean) \
+        WHERE a.game_id IN (SELECT id FROM head) \
+        ON CONFLICT (game_id, account) DO UPDATE SET status = excluded.status, \
+            updated_at = excluded.updated_at, your_turn = excluded.your_turn, \
+            won = excluded.won), \
+    noticed AS MATERIALIZED ( \
+        SELECT n.game_id, n.account, n.wake, n.ord, n.at, n.type, n.data \
+        FROM json_to_recordset($9::json) AS n (game_id uuid, account text, wake text, \
+            ord integer, at text, type text, data jsonb) \
+        WHERE n.game_id IN (SELECT id FROM head)), \
+    accounts_locked AS MATERIALIZED ( \
+        SELECT username FROM accounts WHERE username IN (SELECT account FROM noticed) \
+        ORDER BY username FOR NO KEY UPDATE), \
+    numbered AS ( \
+        UPDATE accounts SET last_event_id = last_event_id + c.count \
+        FROM (SELECT account, count(*) AS count FROM noticed GROUP BY account) AS c \
+        WHERE accounts.username = c.account AND (SELECT count(*) FROM accounts_locked) >= 0 \
+        RETURNING accounts.username, accounts.last_event_id - c.count AS base), \
+    announced AS ( \
+        INSERT INTO account_events (account, id, at, type, game_id, data) \
+        SELECT n.account, b.base + row_number() OVER (PARTITION BY n.account ORDER BY n.ord), \
+            n.at, n.type, n.game_id, n.data \
+        FROM noticed AS n JOIN numbered AS b ON b.username = n.account), \
+    woken AS MATERIALIZED ( \
+        SELECT pg_notify('golf_events', wake) FROM (SELECT DISTINCT wake FROM noticed) AS w) \
+    SELECT id FROM head, LATERAL (SELECT pg_notify('golf_events', id::text)) AS notified \
+    WHERE (SELECT count(*) FROM woken) >= 0";
 
 impl Backend for Postgres {
     /// Seconds, as `make_interval(secs => $1)` takes them.
@@ -208,7 +243,19 @@ impl Backend for Postgres {
             SELECT pg_notify('golf_events', id::text) FROM cancelled",
     };
 
+    const ACCOUNT_EVENTS_TTL: f64 = ACCOUNT_EVENTS_TTL.as_secs_f64();
+
     const ACCOUNT_STATEMENTS: AccountStatements = AccountStatements {
+        list_games_your_turn: "\
+            SELECT ag.game_id, ag.seat, ag.updated_at, ag.your_turn, g.version, g.projection \
+            FROM account_games AS ag JOIN games AS g ON g.id = ag.game_id \
+            WHERE ag.account = $1 AND ag.your_turn AND ($5 = '' OR ag.status = $5) \
+                AND (ag.updated_at, ag.game_id) < ($2, $3) \
+            ORDER BY ag.updated_at DESC, ag.game_id DESC LIMIT $4",
+        purge_events: "\
+            DELETE FROM account_events WHERE (account, id) IN \
+                (SELECT account, id FROM account_events \
+                 WHERE created_at <= now() - make_interval(secs => $1) LIMIT $2)",
         insert: "\
             INSERT INTO accounts (username, display_name, token_hash, created_at) \
             VALUES ($1, $2, $3, $4::timestamptz)",
@@ -248,6 +295,8 @@ impl Backend for Postgres {
             .bind(&batch.snapshots)
             .bind(IDEMPOTENCY_TTL.as_secs_f64())
             .bind(&batch.documents)
+            .bind(&batch.account_games)
+            .bind(&batch.account_events)
             .fetch_all(conn)
             .await?)
     }

@@ -5,7 +5,7 @@ use serde_json::Value;
 use sqlx::types::Json;
 use uuid::Uuid;
 
-use super::accounts::AccountRecord;
+use super::accounts::{AccountEventRecord, AccountRecord, ListedGame};
 use super::{
     AuditResult, Entry, GameAccounts, GameRecord, LobbyGame, RawJson, StoreError, StoredResponse,
 };
@@ -222,5 +222,50 @@ impl TryFrom<AccountRow> for AccountRecord {
             token_hash: bytes32(row.token_hash, "accounts.token_hash")?,
             created_at: timestamp(&row.created_at)?,
         })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub struct ListedGameRow {
+    game_id: Uuid,
+    seat: i32,
+    updated_at: String,
+    your_turn: bool,
+    version: i64,
+    projection: Json<RawJson>,
+}
+
+impl From<ListedGameRow> for ListedGame {
+    fn from(row: ListedGameRow) -> Self {
+        ListedGame {
+            game_id: row.game_id,
+            seat: row.seat,
+            updated_at: row.updated_at,
+            your_turn: row.your_turn,
+            version: row.version,
+            projection: row.projection.0,
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub struct AccountEventRow {
+    id: i64,
+    at: String,
+    #[sqlx(rename = "type")]
+    kind: String,
+    game_id: Uuid,
+    data: Json<Value>,
+}
+
+impl From<AccountEventRow> for AccountEventRecord {
+    fn from(row: AccountEventRow) -> Self {
+        AccountEventRecord {
+            id: row.id,
+            at: row.at,
+            kind: row.kind,
+            game_id: row.game_id,
+            data: row.data.0,
+        }
     }
 }

@@ -23,7 +23,7 @@ use sqlx::types::Json;
 use sqlx::{Database, Encode, Executor, FromRow, IntoArguments, Pool, Transaction, Type};
 use uuid::Uuid;
 
-use super::accounts::AccountStore;
+use super::accounts::{AccountStore, wake_key};
 use super::notify::Changes;
 use super::rows::{self, AccountRow, EntryRow, GameRow, LobbyRow, ResponseRow, SnapshotRow};
 use super::{
@@ -90,6 +90,9 @@ pub trait Backend: Database<Arguments: IntoArguments<Self>> {
 
     /// The statements in this backend's dialect.
     const STATEMENTS: Statements;
+
+    /// [`ACCOUNT_EVENTS_TTL`](super::accounts::ACCOUNT_EVENTS_TTL) in the unit of [`Self::Ttl`].
+    const ACCOUNT_EVENTS_TTL: Self::Ttl;
 
     /// The statements on accounts in this backend's dialect.
     const ACCOUNT_STATEMENTS: AccountStatements;
@@ -232,6 +235,9 @@ where
     for<'r> (Uuid,): FromRow<'r, DB::Row>,
     for<'r> (i64,): FromRow<'r, DB::Row>,
     for<'r> AccountRow: FromRow<'r, DB::Row>,
+    for<'r> rows::ListedGameRow: FromRow<'r, DB::Row>,
+    for<'r> rows::AccountEventRow: FromRow<'r, DB::Row>,
+    for<'r> (i64, i64): FromRow<'r, DB::Row>,
     Option<String>: Bind<DB>,
 {
     async fn create_game(
@@ -248,6 +254,8 @@ where
             new_seat: None,
             snapshots: Vec::new(),
             deadline_at: None,
+            account_games: Vec::new(),
+            account_events: Vec::new(),
         };
         let batch = Batch::of(&[Sealed {
             game_id: game.id,
@@ -313,6 +321,9 @@ where
                 match written.next() {
                     Some(Ok(true)) => {
                         self.announce(append.game_id);
+                        for event in &append.update.account_events {
+                            self.announce(wake_key(&event.account));
+                        }
                         Ok(entries)
                     }
                     Some(Ok(false)) => Err(StoreError::Conflict),
@@ -413,7 +424,13 @@ where
                 }
             }
         }
-        Ok(purged)
+        loop {
+            let deleted = self.purge_account_events(PURGE_BATCH).await?;
+            purged += deleted;
+            if deleted < PURGE_BATCH as u64 {
+                return Ok(purged);
+            }
+        }
     }
 
     async fn load_events(

@@ -17,6 +17,7 @@ use sqlx::sqlite::{
 use sqlx::{QueryBuilder, Sqlite, Transaction};
 use uuid::Uuid;
 
+use super::accounts::ACCOUNT_EVENTS_TTL;
 use super::notify::Changes;
 use super::sql::{AccountStatements, Backend, Batch, SqlStore, Statements};
 use super::{IDEMPOTENCY_TTL, PoolOptions, StoreError};
@@ -101,6 +102,34 @@ const INSERT_SNAPSHOTS: &str = "\
         (SELECT d.value FROM documents AS d WHERE d.place = s.value ->> 'state') \
     FROM json_each($1) AS s WHERE s.value ->> 'game_id' IN (SELECT value FROM json_each($2))";
 
+/// See [`MOVE_GAMES`]: where the games stand for their accounts (`$1` the account games part).
+const LIST_ACCOUNT_GAMES: &str = "\
+    INSERT INTO account_games (game_id, account, seat, status, updated_at, your_turn, won) \
+    SELECT unhex(value ->> 'game_id', '-'), value ->> 'account', value ->> 'seat', \
+        value ->> 'status', value ->> 'updated_at', value ->> 'your_turn', value ->> 'won' \
+    FROM json_each($1) WHERE value ->> 'game_id' IN (SELECT value FROM json_each($2)) \
+    ON CONFLICT (game_id, account) DO UPDATE SET status = excluded.status, \
+        updated_at = excluded.updated_at, your_turn = excluded.your_turn, won = excluded.won";
+
+/// See [`MOVE_GAMES`]: the accounts' events (`$1` the account events part), numbered after each
+/// account's `last_event_id` in the order of `ord` (the write lock keeps the numbers apart).
+const INSERT_ACCOUNT_EVENTS: &str = "\
+    WITH noticed AS (SELECT value ->> 'game_id' AS game_id, value ->> 'account' AS account, \
+            value ->> 'ord' AS ord, value ->> 'at' AS at, value ->> 'type' AS type, \
+            value -> 'data' AS data \
+        FROM json_each($1) WHERE value ->> 'game_id' IN (SELECT value FROM json_each($2))) \
+    INSERT INTO account_events (account, id, at, type, game_id, data) \
+    SELECT n.account, a.last_event_id + row_number() OVER (PARTITION BY n.account ORDER BY n.ord), \
+        n.at, n.type, unhex(n.game_id, '-'), n.data \
+    FROM noticed AS n JOIN accounts AS a ON a.username = n.account";
+
+/// After [`INSERT_ACCOUNT_EVENTS`]: each account's `last_event_id` moves to its last event.
+const NUMBER_ACCOUNT_EVENTS: &str = "\
+    UPDATE accounts SET last_event_id = \
+        (SELECT max(id) FROM account_events WHERE account = accounts.username) \
+    WHERE username IN (SELECT value ->> 'account' FROM json_each($1) \
+        WHERE value ->> 'game_id' IN (SELECT value FROM json_each($2)))";
+
 impl Backend for Sqlite {
     /// Seconds, as `unixepoch()` counts them.
     type Ttl = i64;
@@ -164,7 +193,19 @@ impl Backend for Sqlite {
         cancel_game: "UPDATE games SET status = 'cancelled' WHERE id = $1 AND status = 'waiting'",
     };
 
+    const ACCOUNT_EVENTS_TTL: i64 = ACCOUNT_EVENTS_TTL.as_secs() as i64;
+
     const ACCOUNT_STATEMENTS: AccountStatements = AccountStatements {
+        list_games_your_turn: "\
+            SELECT ag.game_id, ag.seat, ag.updated_at, ag.your_turn, g.version, g.projection \
+            FROM account_games AS ag JOIN games AS g ON g.id = ag.game_id \
+            WHERE ag.account = $1 AND ag.your_turn = 1 AND ($5 = '' OR ag.status = $5) \
+                AND (ag.updated_at, ag.game_id) < ($2, $3) \
+            ORDER BY ag.updated_at DESC, ag.game_id DESC LIMIT $4",
+        purge_events: "\
+            DELETE FROM account_events WHERE (account, id) IN \
+                (SELECT account, id FROM account_events \
+                 WHERE created_at <= unixepoch() - $1 LIMIT $2)",
         insert: "\
             INSERT INTO accounts (username, display_name, token_hash, created_at) \
             VALUES ($1, $2, $3, $4)",
@@ -216,6 +257,9 @@ impl Backend for Sqlite {
             (INSERT_EVENTS, &batch.events),
             (INSERT_SEATS, &batch.seats),
             (INSERT_RESPONSES, &batch.responses),
+            (LIST_ACCOUNT_GAMES, &batch.account_games),
+            (INSERT_ACCOUNT_EVENTS, &batch.account_events),
+            (NUMBER_ACCOUNT_EVENTS, &batch.account_events),
         ];
         for (statement, part) in parts {
             sqlx::query(statement)

@@ -75,6 +75,8 @@ pub fn update(status: &str) -> GameUpdate {
         new_seat: None,
         snapshots: Vec::new(),
         deadline_at: None,
+        account_games: Vec::new(),
+        account_events: Vec::new(),
     }
 }
 

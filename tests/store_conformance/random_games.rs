@@ -93,6 +93,8 @@ async fn play_random_game(store: &dyn EventStore, number: u64, batch: usize) -> 
             new_seat: Some(taken),
             snapshots: Vec::new(),
             deadline_at: engine::turn_deadline(&state),
+            account_games: Vec::new(),
+            account_events: Vec::new(),
         };
         append_at(store, id, version, events, update, None)
             .await
@@ -125,6 +127,8 @@ async fn play_random_game(store: &dyn EventStore, number: u64, batch: usize) -> 
             new_seat: None,
             snapshots: Vec::new(),
             deadline_at: engine::turn_deadline(&state),
+            account_games: Vec::new(),
+            account_events: Vec::new(),
         };
         append_at(store, id, version, events, update, None)
             .await

@@ -11,6 +11,8 @@ use crate::fixtures::{append_at, at, create, event, update};
 fn with_deadline(status: &str, deadline_at: Option<&str>) -> GameUpdate {
     GameUpdate {
         deadline_at: deadline_at.map(at),
+        account_games: Vec::new(),
+        account_events: Vec::new(),
         ..update(status)
     }
 }

@@ -3,10 +3,14 @@
 
 use async_trait::async_trait;
 use sqlx::{Executor, FromRow};
+use uuid::Uuid;
 
 use super::{Backend, Bind, SqlStore};
-use crate::store::accounts::{AccountRecord, AccountStore, NewAccount};
-use crate::store::rows::AccountRow;
+use crate::store::accounts::{
+    AccountEventRecord, AccountRecord, AccountStore, GamesCursor, GamesFilter, ListedGame,
+    NewAccount,
+};
+use crate::store::rows::{AccountEventRow, AccountRow, ListedGameRow};
 use crate::store::{CreateIdempotency, StoreError};
 
 /// The statements on accounts whose text differs between the dialects.
@@ -18,7 +22,31 @@ pub struct AccountStatements {
     pub by_token: &'static str,
     /// The account ([`AccountRow`]) named `$1`.
     pub by_name: &'static str,
+    /// [`LIST_GAMES`] of the games where the account's seat may move (the partial index
+    /// `account_games_your_turn`, whose predicate each dialect spells its way), and of status
+    /// `$5` unless it is empty.
+    pub list_games_your_turn: &'static str,
+    /// Deletes up to `$2` account events stored more than `$1` ([`Backend::Ttl`]) ago.
+    pub purge_events: &'static str,
 }
+
+/// Up to `$4` games of account `$1` after (updated_at `$2`, game id `$3`), newest first
+/// ([`ListedGameRow`]): served by the index `account_games_recent`, with no sort.
+const LIST_GAMES: &str = "\
+    SELECT ag.game_id, ag.seat, ag.updated_at, ag.your_turn, g.version, g.projection \
+    FROM account_games AS ag JOIN games AS g ON g.id = ag.game_id \
+    WHERE ag.account = $1 AND (ag.updated_at, ag.game_id) < ($2, $3) \
+    ORDER BY ag.updated_at DESC, ag.game_id DESC LIMIT $4";
+
+/// [`LIST_GAMES`] of status `$5`: served by the index `account_games_by_status`.
+const LIST_GAMES_BY_STATUS: &str = "\
+    SELECT ag.game_id, ag.seat, ag.updated_at, ag.your_turn, g.version, g.projection \
+    FROM account_games AS ag JOIN games AS g ON g.id = ag.game_id \
+    WHERE ag.account = $1 AND ag.status = $5 AND (ag.updated_at, ag.game_id) < ($2, $3) \
+    ORDER BY ag.updated_at DESC, ag.game_id DESC LIMIT $4";
+
+/// Where the first page starts: after every time the store writes, and every id.
+const FIRST_PAGE: (&str, Uuid) = ("~", Uuid::max());
 
 #[async_trait]
 impl<DB> AccountStore for SqlStore<DB>
@@ -31,6 +59,11 @@ where
     i32: Bind<DB>,
     for<'a> sqlx::types::Json<&'a serde_json::Value>: Bind<DB>,
     for<'r> AccountRow: FromRow<'r, DB::Row>,
+    for<'r> ListedGameRow: FromRow<'r, DB::Row>,
+    for<'r> AccountEventRow: FromRow<'r, DB::Row>,
+    for<'r> (i64, i64): FromRow<'r, DB::Row>,
+    Uuid: Bind<DB>,
+    i64: Bind<DB>,
 {
     async fn create_account(
         &self,
@@ -69,6 +102,77 @@ where
             .fetch_optional(&self.pool)
             .await?;
         row.map(AccountRecord::try_from).transpose()
+    }
+
+    async fn list_account_games(
+        &self,
+        account: &str,
+        filter: GamesFilter,
+        cursor: Option<GamesCursor>,
+        limit: i64,
+    ) -> Result<Vec<ListedGame>, StoreError> {
+        let statement = match filter {
+            GamesFilter {
+                your_turn: true, ..
+            } => DB::ACCOUNT_STATEMENTS.list_games_your_turn,
+            GamesFilter {
+                status: Some(_), ..
+            } => LIST_GAMES_BY_STATUS,
+            GamesFilter { status: None, .. } => LIST_GAMES,
+        };
+        let (updated_at, game_id) = match &cursor {
+            Some(cursor) => (cursor.updated_at.as_str(), cursor.game_id),
+            None => FIRST_PAGE,
+        };
+        let query = sqlx::query_as(statement)
+            .bind(account)
+            .bind(updated_at)
+            .bind(game_id)
+            .bind(limit);
+        // Only the filtered statements have `$5`.
+        let query = match statement {
+            LIST_GAMES => query,
+            _ => query.bind(filter.status.map_or("", |status| status.name())),
+        };
+        let rows: Vec<ListedGameRow> = query.fetch_all(&self.pool).await?;
+        Ok(rows.into_iter().map(ListedGame::from).collect())
+    }
+
+    async fn account_game_counts(&self, account: &str) -> Result<(i64, i64), StoreError> {
+        Ok(sqlx::query_as(
+            "SELECT count(*), COALESCE(SUM(CASE WHEN won THEN 1 ELSE 0 END), 0) \
+             FROM account_games WHERE account = $1 AND status = 'finished'",
+        )
+        .bind(account)
+        .fetch_one(&self.pool)
+        .await?)
+    }
+
+    async fn account_events(
+        &self,
+        account: &str,
+        after: i64,
+        limit: i64,
+    ) -> Result<Vec<AccountEventRecord>, StoreError> {
+        let rows: Vec<AccountEventRow> = sqlx::query_as(
+            "SELECT id, at, type, game_id, data FROM account_events \
+             WHERE account = $1 AND id > $2 ORDER BY id LIMIT $3",
+        )
+        .bind(account)
+        .bind(after)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows.into_iter().map(AccountEventRecord::from).collect())
+    }
+
+    async fn purge_account_events(&self, limit: i64) -> Result<u64, StoreError> {
+        let purged = sqlx::query(DB::ACCOUNT_STATEMENTS.purge_events)
+            .bind(DB::ACCOUNT_EVENTS_TTL)
+            .bind(limit)
+            .execute(&self.pool)
+            .await?;
+        Ok(DB::rows_affected(&purged))
     }
 
     async fn rotate_account_token(

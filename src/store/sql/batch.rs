@@ -19,6 +19,7 @@ use uuid::Uuid;
 
 use super::Sealed;
 use crate::store::StoreError;
+use crate::store::accounts::wake_key;
 
 /// The parts of a batch of appends to distinct games, each a JSON array (see the module doc).
 pub struct Batch<'a> {
@@ -35,8 +36,38 @@ pub struct Batch<'a> {
     pub responses: String,
     /// The snapshots: `{game_id, seq, state}`, `state` a place in `documents`.
     pub snapshots: String,
+    /// Where each game stands for the accounts bound to its seats: `{game_id, account, seat,
+    /// status, updated_at, your_turn, won}`.
+    pub account_games: String,
+    /// The accounts' events: `{game_id, account, wake, ord, at, type, data}`, numbered per
+    /// account in the order of `ord`; `wake` is the account's key in the wake-up hub.
+    pub account_events: String,
     /// The JSON texts of the projections and snapshot states, in the order the parts name them.
     pub documents: Vec<&'a str>,
+}
+
+#[derive(Serialize)]
+struct AccountGamePart<'a> {
+    game_id: Uuid,
+    account: &'a str,
+    seat: i32,
+    status: &'a str,
+    updated_at: String,
+    your_turn: bool,
+    won: bool,
+}
+
+#[derive(Serialize)]
+struct AccountEventPart<'a> {
+    game_id: Uuid,
+    account: &'a str,
+    /// The account's key in the wake-up hub.
+    wake: Uuid,
+    ord: usize,
+    at: String,
+    #[serde(rename = "type")]
+    kind: &'a str,
+    data: &'a Value,
 }
 
 #[derive(Serialize)]
@@ -99,6 +130,8 @@ struct Parts<'a> {
     seats: Vec<SeatPart<'a>>,
     responses: Vec<ResponsePart<'a>>,
     snapshots: Vec<SnapshotPart>,
+    account_games: Vec<AccountGamePart<'a>>,
+    account_events: Vec<AccountEventPart<'a>>,
     documents: Vec<&'a str>,
 }
 
@@ -109,6 +142,7 @@ impl<'a> Batch<'a> {
         for sealed in appends {
             parts.add_game(sealed);
             parts.add_rows(sealed);
+            parts.add_accounts(sealed);
         }
         Ok(Batch {
             games: text(&parts.games)?,
@@ -116,6 +150,8 @@ impl<'a> Batch<'a> {
             seats: text(&parts.seats)?,
             responses: text(&parts.responses)?,
             snapshots: text(&parts.snapshots)?,
+            account_games: text(&parts.account_games)?,
+            account_events: text(&parts.account_events)?,
             documents: parts.documents,
         })
     }
@@ -178,6 +214,34 @@ impl<'a> Parts<'a> {
                 game_id,
                 seq: snapshot.seq,
                 state,
+            });
+        }
+    }
+
+    /// The rows of the accounts bound to `sealed`'s game: their games and their events.
+    fn add_accounts(&mut self, sealed: &Sealed<'a>) {
+        let game_id = sealed.game_id;
+        let update = sealed.update;
+        self.account_games
+            .extend(update.account_games.iter().map(|row| AccountGamePart {
+                game_id,
+                account: &row.account,
+                seat: row.seat,
+                status: row.status.name(),
+                updated_at: row.updated_at.to_string(),
+                your_turn: row.your_turn,
+                won: row.won,
+            }));
+        for event in &update.account_events {
+            let ord = self.account_events.len();
+            self.account_events.push(AccountEventPart {
+                game_id,
+                account: &event.account,
+                wake: wake_key(&event.account),
+                ord,
+                at: event.at.to_string(),
+                kind: event.kind,
+                data: &event.data,
             });
         }
     }

@@ -1,0 +1,244 @@
+//! An account's games and events (v1.2): the list of its games, the pages of its events, and
+//! their live stream as Server-Sent Events.
+
+use actix_web::web::{Bytes, Data, Query};
+use actix_web::{HttpRequest, HttpResponse, ResponseError, get};
+use futures_util::StreamExt;
+use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+use crate::api::http::{bearer, private};
+use crate::api::limits::Limits;
+use crate::api::problem::{ApiError, Problem};
+use crate::api::stream::{KEEP_ALIVE_COMMENT, StreamQuery, last_event_id, messages, resume_after};
+use crate::api::{AppState, docs};
+use crate::engine::{Seat, Status};
+use crate::service::account_games::{AccountEventsPage, AccountGamesPage};
+use crate::service::account_stream::{AccountItem, AccountStream};
+use crate::store::GamesFilter;
+
+/// `turn=mine`: only the games where the account's seat may move.
+#[derive(Debug, Clone, Copy, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Turn {
+    Mine,
+}
+
+/// The query of `GET /v1/account/games`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct AccountGamesQuery {
+    /// Only games with this status.
+    #[param(inline)]
+    pub status: Option<Status>,
+    /// `mine`: only games where the account's seat may move now.
+    #[param(inline)]
+    pub turn: Option<Turn>,
+    /// Games per page, 1 to 100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
+    pub limit: Option<i64>,
+    /// `next_cursor` of the previous page.
+    #[param(min_length = 1)]
+    pub cursor: Option<String>,
+}
+
+/// The query of `GET /v1/account/events`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct AccountEventsQuery {
+    /// Events with `id` above this (default 0).
+    #[param(minimum = 0)]
+    pub after: Option<i64>,
+    /// Events per page, 1 to 1000 (default 100).
+    #[param(minimum = 1, maximum = 1000)]
+    pub limit: Option<i64>,
+}
+
+/// The fields every account event has.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct GameStartedEvent {
+    /// Increases with each event of the account.
+    pub id: i64,
+    /// When the write that caused it was made (RFC 3339).
+    pub at: String,
+    /// `game_started`: the game's first hole was dealt.
+    #[serde(rename = "type")]
+    #[schema(pattern = "^game_started$")]
+    pub kind: String,
+    pub game_id: Uuid,
+    /// The account's seat.
+    pub seat: Seat,
+}
+
+/// The account's seat may move (again).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct YourTurnEvent {
+    pub id: i64,
+    pub at: String,
+    /// `your_turn`.
+    #[serde(rename = "type")]
+    #[schema(pattern = "^your_turn$")]
+    pub kind: String,
+    pub game_id: Uuid,
+    pub seat: Seat,
+    /// When a bot may take the seat (null without a turn timeout).
+    pub turn_deadline: Option<String>,
+}
+
+/// The game ended.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct GameEndedEvent {
+    pub id: i64,
+    pub at: String,
+    /// `game_ended`.
+    #[serde(rename = "type")]
+    #[schema(pattern = "^game_ended$")]
+    pub kind: String,
+    pub game_id: Uuid,
+    pub seat: Seat,
+    /// Each seat's total.
+    pub totals: Vec<i32>,
+    /// The seats with the lowest total.
+    pub winners: Vec<Seat>,
+}
+
+/// The games of the token's account, by the time of their last entry, newest first.
+#[utoipa::path(
+    tag = "accounts",
+    params(AccountGamesQuery),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "A page of the account's games", body = AccountGamesPage),
+        (status = 400, description = "malformed_request: a parameter or the cursor does not parse", body = Problem, content_type = "application/problem+json"),
+        docs::Unauthorized,
+        (status = 422, description = "out_of_range: a limit that is not 1 to 100", body = Problem, content_type = "application/problem+json"),
+        docs::DatabaseFailures,
+    )
+)]
+#[get("/v1/account/games")]
+pub async fn account_games(
+    state: Data<AppState>,
+    request: HttpRequest,
+    query: Query<AccountGamesQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let filter = GamesFilter {
+        status: query.status,
+        your_turn: query.turn.is_some(),
+    };
+    let page = state
+        .service
+        .account_games(
+            bearer(&request).as_deref(),
+            filter,
+            query.limit,
+            query.cursor.as_deref(),
+        )
+        .await?;
+    Ok(private(HttpResponse::Ok()).json(page))
+}
+
+/// A page of the events of the token's account (kept 30 days), in id order.
+#[utoipa::path(
+    tag = "accounts",
+    params(AccountEventsQuery),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "A page of account events: each an `AccountEvent`", body = AccountEventsPage),
+        (status = 400, description = "malformed_request: a parameter does not parse", body = Problem, content_type = "application/problem+json"),
+        docs::Unauthorized,
+        (status = 422, description = "out_of_range: a negative after, or a limit that is not 1 to 1000", body = Problem, content_type = "application/problem+json"),
+        docs::DatabaseFailures,
+    )
+)]
+#[get("/v1/account/events")]
+pub async fn account_events(
+    state: Data<AppState>,
+    request: HttpRequest,
+    query: Query<AccountEventsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let page = state
+        .service
+        .account_events(bearer(&request).as_deref(), query.after, query.limit)
+        .await?;
+    Ok(private(HttpResponse::Ok()).json(page))
+}
+
+/// The events of the token's account as Server-Sent Events (`id:` the event id, `data:` the
+/// `AccountEvent`): every one after `Last-Event-ID` (or `after`), then each new one as it is
+/// stored, on any instance; a keep-alive comment every 15 s.
+#[utoipa::path(
+    tag = "accounts",
+    params(
+        ("Last-Event-ID" = Option<i64>, Header, minimum = 0, description = "The id of the last event received: the stream resumes after it (wins over `after`)"),
+        ("after" = Option<i64>, Query, minimum = 0, description = "Events with `id` above this (default 0)"),
+        ("token" = Option<String>, Query, description = "The account token, for clients that cannot send Authorization (EventSource); Authorization wins when both are given"),
+    ),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The stream", content_type = "text/event-stream", body = String),
+        (status = 400, description = "malformed_request: a parameter or Last-Event-ID does not parse", body = Problem, content_type = "application/problem+json"),
+        docs::Unauthorized,
+        (status = 422, description = "out_of_range: after or Last-Event-ID is negative", body = Problem, content_type = "application/problem+json"),
+        docs::TooManyStreams,
+        docs::DatabaseFailures,
+    )
+)]
+#[get("/v1/account/stream")]
+pub async fn account_stream(
+    state: Data<AppState>,
+    request: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let query = StreamQuery::parse(request.query_string());
+    let token = bearer(&request).or_else(|| query.token.clone());
+    // A bad token is reported before a bad parameter, as on a game's stream.
+    state.service.account_of(token.as_deref()).await?;
+    let after = query
+        .after
+        .and_then(|after| Ok(resume_after(after, last_event_id(&request)?)))
+        .map_err(ApiError::malformed)?;
+    let stream = state
+        .service
+        .account_stream(token.as_deref(), after)
+        .await?;
+    let slot = match request
+        .app_data::<Data<Limits>>()
+        .map(|l| l.open_stream(&request))
+    {
+        Some(Err(too_many)) => return Ok(too_many.error_response()),
+        Some(Ok(slot)) => slot,
+        None => None,
+    };
+    let events = events(stream, state.stopping.clone()).map(move |item| {
+        // The slot is the client's until its stream ends.
+        let _held = &slot;
+        item
+    });
+    Ok(private(HttpResponse::Ok())
+        .content_type("text/event-stream")
+        .insert_header(("X-Accel-Buffering", "no"))
+        .streaming(events))
+}
+
+/// The body: messages until the server stops (clients then resume elsewhere with
+/// `Last-Event-ID`); the client leaving drops it.
+fn events(
+    stream: AccountStream,
+    stopping: CancellationToken,
+) -> impl futures_util::Stream<Item = Result<Bytes, actix_web::Error>> {
+    futures_util::stream::unfold((stream, stopping), |(mut stream, stopping)| async move {
+        let item = tokio::select! {
+            biased;
+            _ = stopping.cancelled() => return None,
+            item = stream.next() => item,
+        };
+        let bytes = match item {
+            AccountItem::Events(events) => Bytes::from(messages(&events)),
+            AccountItem::KeepAlive => Bytes::from_static(KEEP_ALIVE_COMMENT),
+        };
+        Some((Ok(bytes), (stream, stopping)))
+    })
+}

@@ -1,0 +1,232 @@
+//! An account's games and events as its holder reads them: `GET /v1/account/games` (a page of
+//! [`GameSummary`]), `GET /v1/account/events` (a page of account events), and the counts and
+//! recent games of accounts and profiles.
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::engine::{self, BotKind, Rules, Seat, State, Status, Timestamp};
+use crate::service::accounts::GameCounts;
+use crate::service::paging::check_limit;
+use crate::service::{GameService, ServiceError};
+use crate::store::codec::projection_state;
+use crate::store::{AccountEventRecord, GamesCursor, GamesFilter, ListedGame};
+
+/// Games in a profile's `recent`.
+const RECENT_GAMES: i64 = 10;
+
+/// A game as an account's list shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct GameSummary {
+    pub id: Uuid,
+    pub status: Status,
+    pub seats: u8,
+    pub holes: u8,
+    pub rules: Rules,
+    /// Always false until rated games arrive.
+    pub rated: bool,
+    pub stacked: bool,
+    /// The seq of its last entry.
+    pub version: i64,
+    /// The time of its last entry.
+    pub updated_at: String,
+    /// The account's seat.
+    pub your_seat: Seat,
+    /// Whether the account's seat may move now.
+    pub your_turn: bool,
+    /// When a bot may take the seats the game waits for (null without a turn timeout).
+    pub turn_deadline: Option<String>,
+    pub players: Vec<SummaryPlayer>,
+    /// The seats with the lowest total, once finished.
+    pub winners: Option<Vec<Seat>>,
+}
+
+/// A seat of a [`GameSummary`].
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct SummaryPlayer {
+    pub seat: Seat,
+    pub name: String,
+    /// The account the seat is bound to, if any.
+    pub account: Option<String>,
+    /// The strategy, for a bot.
+    pub bot: Option<BotKind>,
+    pub total: i32,
+}
+
+/// A page of an account's games.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct AccountGamesPage {
+    /// By the time of their last entry, newest first.
+    pub games: Vec<GameSummary>,
+    /// Pass as `cursor` for the next page; null at the end.
+    pub next_cursor: Option<String>,
+}
+
+/// A page of an account's events.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct AccountEventsPage {
+    /// In id order, each an `AccountEvent`.
+    #[schema(value_type = Vec<Object>)]
+    pub events: Vec<Value>,
+}
+
+impl GameSummary {
+    fn of(listed: &ListedGame, state: &State) -> GameSummary {
+        GameSummary {
+            id: listed.game_id,
+            status: state.status,
+            seats: state.seats,
+            holes: state.holes,
+            rules: state.rules,
+            rated: false,
+            stacked: state.stacked,
+            version: listed.version,
+            updated_at: listed.updated_at.clone(),
+            your_seat: listed.seat as Seat,
+            your_turn: listed.your_turn,
+            turn_deadline: engine::turn_deadline(state).map(|at| at.to_string()),
+            players: state
+                .players
+                .iter()
+                .enumerate()
+                .map(|(seat, player)| SummaryPlayer {
+                    seat: seat as Seat,
+                    name: player.name.as_str().to_owned(),
+                    account: player.account.clone(),
+                    bot: player.bot,
+                    total: player.total,
+                })
+                .collect(),
+            winners: state.winners.clone(),
+        }
+    }
+}
+
+/// An account event as the API shows it: `{id, at, type, game_id}` and its data's fields.
+pub fn event_json(event: &AccountEventRecord) -> Value {
+    let mut fields = Map::new();
+    fields.insert("id".into(), json!(event.id));
+    fields.insert("at".into(), json!(event.at));
+    fields.insert("type".into(), json!(event.kind));
+    fields.insert("game_id".into(), json!(event.game_id));
+    if let Value::Object(data) = &event.data {
+        fields.extend(data.clone());
+    }
+    Value::Object(fields)
+}
+
+impl GameService {
+    /// A page of the games of `token`'s account; `status` and `your_turn` filter them.
+    pub async fn account_games(
+        &self,
+        token: Option<&str>,
+        filter: GamesFilter,
+        limit: Option<i64>,
+        cursor: Option<&str>,
+    ) -> Result<AccountGamesPage, ServiceError> {
+        let account = self.account_of(token).await?;
+        let limit = check_limit(limit, 20, 100)?;
+        let cursor = cursor.map(decode_games_cursor).transpose()?;
+        self.games_page(&account.username, filter, cursor, limit)
+            .await
+    }
+
+    /// Up to `limit` games of `username` after `cursor`, as a page.
+    async fn games_page(
+        &self,
+        username: &str,
+        filter: GamesFilter,
+        cursor: Option<GamesCursor>,
+        limit: i64,
+    ) -> Result<AccountGamesPage, ServiceError> {
+        let accounts = self.store.accounts();
+        let mut listed = accounts
+            .list_account_games(username, filter, cursor, limit + 1)
+            .await?;
+        let more = listed.len() as i64 > limit;
+        listed.truncate(limit as usize);
+        let next_cursor = listed.last().filter(|_| more).map(encode_games_cursor);
+        let games = listed
+            .iter()
+            .map(|game| {
+                let state = projection_state(game.game_id, &game.projection)?;
+                Ok(GameSummary::of(game, &state))
+            })
+            .collect::<Result<_, ServiceError>>()?;
+        Ok(AccountGamesPage { games, next_cursor })
+    }
+
+    /// The last finished games of `username`, newest first.
+    pub(super) async fn recent_games(
+        &self,
+        username: &str,
+    ) -> Result<Vec<GameSummary>, ServiceError> {
+        let finished = GamesFilter {
+            status: Some(Status::Finished),
+            your_turn: false,
+        };
+        let page = self
+            .games_page(username, finished, None, RECENT_GAMES)
+            .await?;
+        Ok(page.games)
+    }
+
+    /// How many games `username` finished, and won.
+    pub(super) async fn game_counts(&self, username: &str) -> Result<GameCounts, ServiceError> {
+        let (played, won) = self.store.accounts().account_game_counts(username).await?;
+        Ok(GameCounts { played, won })
+    }
+
+    /// Up to `limit` events of `token`'s account after id `after`.
+    pub async fn account_events(
+        &self,
+        token: Option<&str>,
+        after: Option<i64>,
+        limit: Option<i64>,
+    ) -> Result<AccountEventsPage, ServiceError> {
+        let account = self.account_of(token).await?;
+        let limit = check_limit(limit, 100, 1000)?;
+        let after = check_after(after)?;
+        let events = self
+            .store
+            .accounts()
+            .account_events(&account.username, after, limit)
+            .await?;
+        Ok(AccountEventsPage {
+            events: events.iter().map(event_json).collect(),
+        })
+    }
+}
+
+/// `after`, 0 when absent; below 0 it is `out_of_range`.
+pub fn check_after(after: Option<i64>) -> Result<i64, ServiceError> {
+    match after.unwrap_or(0) {
+        after if after >= 0 => Ok(after),
+        _ => Err(ServiceError::OutOfRange(
+            "after (or Last-Event-ID) must be 0 or more.".to_owned(),
+        )),
+    }
+}
+
+/// The cursor a client passes back for the page after `game`.
+fn encode_games_cursor(game: &ListedGame) -> String {
+    hex::encode(format!("{}|{}", game.updated_at, game.game_id))
+}
+
+/// A cursor this server gave; any other text is `malformed_request`.
+fn decode_games_cursor(text: &str) -> Result<GamesCursor, ServiceError> {
+    let malformed = || ServiceError::Malformed("cursor is not one this server gave.".to_owned());
+    let bytes = hex::decode(text).map_err(|_| malformed())?;
+    let text = String::from_utf8(bytes).map_err(|_| malformed())?;
+    let (updated_at, id) = text.split_once('|').ok_or_else(malformed)?;
+    let time = Timestamp::parse(updated_at).map_err(|_| malformed())?;
+    if time.to_string() != updated_at {
+        return Err(malformed());
+    }
+    Ok(GamesCursor {
+        updated_at: updated_at.to_owned(),
+        game_id: id.parse().map_err(|_| malformed())?,
+    })
+}

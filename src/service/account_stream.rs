@@ -1,0 +1,106 @@
+//! The live stream of an account's events: every event after a given id, then each new one as
+//! an append on any instance stores it.
+//!
+//! Like the live log of a game ([`super::live`]), it never holds a connection while it waits: it
+//! sleeps on the store's wake-up hub under the account's key ([`crate::store::accounts::wake_key`])
+//! and reads only when woken, or at each keep-alive, the safety net for a lost wake-up. Every read
+//! starts after the last event handed out, so none is skipped or repeated.
+
+use serde_json::Value;
+use tokio::time::Instant;
+
+use crate::service::account_games::{check_after, event_json};
+use crate::service::live::KEEP_ALIVE;
+use crate::service::{GameService, ServiceError};
+use crate::store::Subscription;
+use crate::store::accounts::wake_key;
+
+/// Events read by one query of the stream.
+const PAGE: i64 = 100;
+
+/// What an account's stream has next.
+#[derive(Debug)]
+pub enum AccountItem {
+    /// New events, in order, as `(id, event)`.
+    Events(Vec<(i64, Value)>),
+    /// Nothing new for [`KEEP_ALIVE`].
+    KeepAlive,
+}
+
+/// One account's live stream of events.
+pub struct AccountStream {
+    service: GameService,
+    username: String,
+    /// The id of the last event handed out.
+    last: i64,
+    /// Read before waiting (just opened, woken, or more pages to read).
+    dirty: bool,
+    subscription: Subscription,
+    next_keep_alive: Instant,
+}
+
+impl GameService {
+    /// Opens the stream of the events of `token`'s account after id `after`.
+    pub async fn account_stream(
+        &self,
+        token: Option<&str>,
+        after: Option<i64>,
+    ) -> Result<AccountStream, ServiceError> {
+        let account = self.account_of(token).await?;
+        let last = check_after(after)?;
+        // Subscribed before the first read: an event stored during it wakes the first wait.
+        let subscription = self.store.changes().subscribe(wake_key(&account.username));
+        Ok(AccountStream {
+            service: self.clone(),
+            username: account.username,
+            last,
+            dirty: true,
+            subscription,
+            next_keep_alive: Instant::now() + KEEP_ALIVE,
+        })
+    }
+}
+
+impl AccountStream {
+    /// Waits for what comes next; cancelling it loses nothing (the next call reads again).
+    pub async fn next(&mut self) -> AccountItem {
+        loop {
+            if self.dirty {
+                match self.read().await {
+                    Ok(events) if !events.is_empty() => return AccountItem::Events(events),
+                    Ok(_) => self.dirty = false,
+                    // The database away for a while: try again at the next keep-alive.
+                    Err(error) => {
+                        tracing::warn!(%error, "cannot read an account's events");
+                        self.dirty = false;
+                    }
+                }
+            }
+            tokio::select! {
+                _ = self.subscription.changed() => self.dirty = true,
+                _ = tokio::time::sleep_until(self.next_keep_alive) => {
+                    self.next_keep_alive = Instant::now() + KEEP_ALIVE;
+                    self.dirty = true;
+                    return AccountItem::KeepAlive;
+                }
+            }
+        }
+    }
+
+    /// The events after `last`, a page at most; more pages stay `dirty`.
+    async fn read(&mut self) -> Result<Vec<(i64, Value)>, ServiceError> {
+        let events = self
+            .service
+            .store
+            .accounts()
+            .account_events(&self.username, self.last, PAGE)
+            .await?;
+        if let Some(event) = events.last() {
+            self.last = event.id;
+        }
+        Ok(events
+            .iter()
+            .map(|event| (event.id, event_json(event)))
+            .collect())
+    }
+}
