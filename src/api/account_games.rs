@@ -6,6 +6,7 @@ use actix_web::{HttpRequest, HttpResponse, ResponseError, get};
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
+use utoipa::openapi::schema::{ObjectBuilder, Type};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
@@ -67,7 +68,7 @@ pub struct GameStartedEvent {
     pub at: String,
     /// `game_started`: the game's first hole was dealt.
     #[serde(rename = "type")]
-    #[schema(pattern = "^game_started$")]
+    #[schema(schema_with = game_started_type)]
     pub kind: String,
     pub game_id: Uuid,
     /// The account's seat.
@@ -81,7 +82,7 @@ pub struct YourTurnEvent {
     pub at: String,
     /// `your_turn`.
     #[serde(rename = "type")]
-    #[schema(pattern = "^your_turn$")]
+    #[schema(schema_with = your_turn_type)]
     pub kind: String,
     pub game_id: Uuid,
     pub seat: Seat,
@@ -96,7 +97,7 @@ pub struct GameEndedEvent {
     pub at: String,
     /// `game_ended`.
     #[serde(rename = "type")]
-    #[schema(pattern = "^game_ended$")]
+    #[schema(schema_with = game_ended_type)]
     pub kind: String,
     pub game_id: Uuid,
     pub seat: Seat,
@@ -106,13 +107,48 @@ pub struct GameEndedEvent {
     pub winners: Vec<Seat>,
 }
 
+/// A game's id, as the examples show it.
+const GAME_EXAMPLE: &str = "3f1c2b4a-5d6e-4f70-8a9b-0c1d2e3f4a5b";
+
+/// An example page of an account's games: one game, its turn.
+fn games_page_example() -> serde_json::Value {
+    let player = |seat: u8, name: &str| serde_json::json!({"seat": seat, "name": name, "account": name, "bot": null, "total": 0});
+    serde_json::json!({"games": [{
+        "id": GAME_EXAMPLE, "status": "playing", "seats": 2, "holes": 9,
+        "rules": crate::store::codec::to_json(&crate::engine::Rules::default()),
+        "rated": false, "stacked": false, "version": 5, "updated_at": "2026-05-01T12:00:00.000000Z",
+        "your_seat": 0, "your_turn": true, "turn_deadline": null,
+        "players": [player(0, "ada"), player(1, "bob")], "winners": null,
+    }], "next_cursor": null})
+}
+
+/// The `type` of an account event: the one string `kind`.
+fn type_is(kind: &str) -> utoipa::openapi::Object {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .enum_values(Some([kind]))
+        .build()
+}
+
+fn game_started_type() -> utoipa::openapi::Object {
+    type_is("game_started")
+}
+
+fn your_turn_type() -> utoipa::openapi::Object {
+    type_is("your_turn")
+}
+
+fn game_ended_type() -> utoipa::openapi::Object {
+    type_is("game_ended")
+}
+
 /// The games of the token's account, by the time of their last entry, newest first.
 #[utoipa::path(
     tag = "accounts",
     params(AccountGamesQuery),
     security(("bearer" = [])),
     responses(
-        (status = 200, description = "A page of the account's games", body = AccountGamesPage),
+        (status = 200, description = "A page of the account's games", body = AccountGamesPage, example = json!(games_page_example())),
         (status = 400, description = "malformed_request: a parameter or the cursor does not parse", body = Problem, content_type = "application/problem+json"),
         docs::Unauthorized,
         (status = 422, description = "out_of_range: a limit that is not 1 to 100", body = Problem, content_type = "application/problem+json"),
@@ -147,7 +183,11 @@ pub async fn account_games(
     params(AccountEventsQuery),
     security(("bearer" = [])),
     responses(
-        (status = 200, description = "A page of account events: each an `AccountEvent`", body = AccountEventsPage),
+        (status = 200, description = "A page of account events: each an `AccountEvent`", body = AccountEventsPage, example = json!({"events": [
+            {"id": 7, "at": "2026-05-01T12:00:00.000000Z", "type": "game_started", "game_id": GAME_EXAMPLE, "seat": 1},
+            {"id": 8, "at": "2026-05-01T12:00:00.000000Z", "type": "your_turn", "game_id": GAME_EXAMPLE, "seat": 1, "turn_deadline": null},
+            {"id": 9, "at": "2026-05-01T12:20:00.000000Z", "type": "game_ended", "game_id": GAME_EXAMPLE, "seat": 1, "totals": [14, 9], "winners": [1]},
+        ]})),
         (status = 400, description = "malformed_request: a parameter does not parse", body = Problem, content_type = "application/problem+json"),
         docs::Unauthorized,
         (status = 422, description = "out_of_range: a negative after, or a limit that is not 1 to 1000", body = Problem, content_type = "application/problem+json"),

@@ -15,6 +15,9 @@ use crate::api::{AppState, constraints, docs};
 use crate::service::accounts::{Account, CreatedAccount, NewAccountRequest, Profile, RotatedToken};
 use crate::service::{Answer, IdempotencyKey};
 
+/// An account token, as the examples show it.
+const TOKEN_EXAMPLE: &str = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+
 /// `POST /v1/accounts`: a new account.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -22,11 +25,6 @@ use crate::service::{Answer, IdempotencyKey};
 pub struct CreateAccountBody {
     /// 3 to 24 of `a-z 0-9 _ -`, starting with a letter; stored and compared lowercase. Names
     /// starting with `bot-` are reserved for the built-in bots.
-    #[schema(
-        min_length = 3,
-        max_length = 24,
-        pattern = "^[A-Za-z][A-Za-z0-9_-]{2,23}$"
-    )]
     pub username: String,
     /// See [`constraints::player_name`]; defaults to the username.
     #[serde(default)]
@@ -37,10 +35,10 @@ pub struct CreateAccountBody {
 /// Create an account. Answers it with its secret account token (shown once).
 #[utoipa::path(
     tag = "accounts",
-    request_body = CreateAccountBody,
+    request_body(content = CreateAccountBody, example = json!({"username": "ada", "display_name": "Ada"})),
     params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retried creation return the first answer (with its token): 22 to 255 visible ASCII characters, and random (a UUID). Scoped to the client's address", min_length = 22, max_length = 255, pattern = "^[!-~]+$")),
     responses(
-        (status = 201, description = "The account and its token", body = CreatedAccount, headers(("Location" = String, description = "The account's profile"))),
+        (status = 201, description = "The account and its token", body = CreatedAccount, headers(("Location" = String, description = "The account's profile")), example = json!({"username": "ada", "display_name": "Ada", "created_at": "2026-05-01T12:00:00.000000Z", "rating": null, "games": {"played": 0, "won": 0}, "token": TOKEN_EXAMPLE})),
         docs::BodyProblems,
         (status = 409, description = "username_taken", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "invalid_username, invalid_name, idempotency_key_reused", body = Problem, content_type = "application/problem+json"),
@@ -84,7 +82,7 @@ pub async fn create_account(
     tag = "accounts",
     security(("bearer" = [])),
     responses(
-        (status = 200, description = "The account", body = Account),
+        (status = 200, description = "The account", body = Account, example = json!({"username": "ada", "display_name": "Ada", "created_at": "2026-05-01T12:00:00.000000Z", "rating": null, "games": {"played": 12, "won": 5}})),
         docs::Unauthorized,
         docs::DatabaseFailures,
     )
@@ -106,7 +104,7 @@ pub async fn own_account(
     tag = "accounts",
     security(("bearer" = [])),
     responses(
-        (status = 200, description = "The new token", body = RotatedToken),
+        (status = 200, description = "The new token", body = RotatedToken, example = json!({"token": TOKEN_EXAMPLE})),
         docs::Unauthorized,
         docs::DatabaseFailures,
     )
@@ -130,7 +128,7 @@ pub async fn rotate_token(
     tag = "accounts",
     params(("username" = String, Path, description = "The account (compared in lowercase)")),
     responses(
-        (status = 200, description = "The profile", body = Profile),
+        (status = 200, description = "The profile", body = Profile, example = json!({"username": "ada", "display_name": "Ada", "rating": null, "games": {"played": 12, "won": 5}, "recent": []})),
         (status = 404, description = "not_found: no account with this username", body = Problem, content_type = "application/problem+json"),
         docs::DatabaseFailures,
     )

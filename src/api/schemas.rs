@@ -29,6 +29,9 @@ pub const SEAT: &str = "Seat";
 /// The property whose value tells the variants apart, in moves and in log entries.
 pub const DISCRIMINATOR: &str = "type";
 
+/// Fields of log entries' data left out when they have no value (`player_joined`'s `account`).
+const OMITTED_WHEN_ABSENT: [&str; 1] = ["account"];
+
 /// An example of each move, by its `type`.
 fn move_example(kind: &str) -> Value {
     match kind {
@@ -276,8 +279,14 @@ fn name_log_entry(
         .expect("an event has `data`");
     if let RefOr::T(Schema::Object(data)) = &mut data {
         data.description = object.description.clone();
-        // Every field is always sent, `null` when absent or hidden: required, not optional.
-        data.required = data.properties.keys().cloned().collect();
+        // Every field is always sent, `null` when absent or hidden: required, not optional;
+        // but those left out when absent, so that older logs stay as they were written.
+        data.required = data
+            .properties
+            .keys()
+            .filter(|field| !OMITTED_WHEN_ABSENT.contains(&field.as_str()))
+            .cloned()
+            .collect();
     }
     describe(
         &mut object,
@@ -324,7 +333,11 @@ pub fn name_unions(spec: &mut OpenApi) {
 }
 
 /// The schemas of an account's events, each with its `type`, as the union `AccountEvent`.
-pub const ACCOUNT_EVENTS: [&str; 3] = ["GameStartedEvent", "YourTurnEvent", "GameEndedEvent"];
+pub const ACCOUNT_EVENTS: [(&str, &str); 3] = [
+    ("game_started", "GameStartedEvent"),
+    ("your_turn", "YourTurnEvent"),
+    ("game_ended", "GameEndedEvent"),
+];
 
 /// `AccountEvent`: a `oneOf` of [`ACCOUNT_EVENTS`] with a `discriminator` on `type`.
 fn name_account_events(schemas: &mut BTreeMap<String, RefOr<Schema>>) {
@@ -332,14 +345,26 @@ fn name_account_events(schemas: &mut BTreeMap<String, RefOr<Schema>>) {
         .description(Some(
             "An event of an account (`GET /v1/account/events`, `/v1/account/stream`), by `type`",
         ))
-        .discriminator(Some(Discriminator::new(DISCRIMINATOR)));
-    for name in ACCOUNT_EVENTS {
+        .discriminator(Some(Discriminator::with_mapping(
+            DISCRIMINATOR,
+            ACCOUNT_EVENTS.map(|(kind, name)| (kind, Ref::from_schema_name(name).ref_location)),
+        )));
+    for (_, name) in ACCOUNT_EVENTS {
         union = union.item(Ref::from_schema_name(name));
     }
     schemas.insert(
         "AccountEvent".to_owned(),
         RefOr::T(Schema::OneOf(union.build())),
     );
+    if let Some(RefOr::T(Schema::Object(page))) = schemas.get_mut("AccountEventsPage") {
+        page.properties.insert(
+            "events".to_owned(),
+            ArrayBuilder::new()
+                .items(Ref::from_schema_name("AccountEvent"))
+                .description(Some("Events with `id > after`, in id order"))
+                .into(),
+        );
+    }
 }
 
 /// `Seat` for the schema utoipa derives from the seat alias under the name of its primitive.

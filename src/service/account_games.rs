@@ -8,7 +8,6 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::engine::{self, BotKind, Rules, Seat, State, Status, Timestamp};
-use crate::service::accounts::GameCounts;
 use crate::service::paging::check_limit;
 use crate::service::{GameService, ServiceError};
 use crate::store::codec::projection_state;
@@ -16,6 +15,15 @@ use crate::store::{AccountEventRecord, GamesCursor, GamesFilter, ListedGame};
 
 /// Games in a profile's `recent`.
 const RECENT_GAMES: i64 = 10;
+
+/// Games of an account, counted over its finished games.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, ToSchema)]
+pub struct GameCounts {
+    /// Finished games in which the account held a seat.
+    pub played: i64,
+    /// Those it won (or shared the lowest total).
+    pub won: i64,
+}
 
 /// A game as an account's list shows it.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]

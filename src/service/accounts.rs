@@ -10,7 +10,7 @@ use subtle::ConstantTimeEq;
 use utoipa::ToSchema;
 
 use crate::engine::PlayerName;
-use crate::service::account_games::GameSummary;
+use crate::service::account_games::{GameCounts, GameSummary};
 use crate::service::credentials::{Credential, Token, account_credential, authenticate};
 use crate::service::{Answer, GameService, IdempotencyKey, ServiceError};
 use crate::store::codec::to_json;
@@ -52,15 +52,6 @@ impl Username {
     pub fn as_str(&self) -> &str {
         &self.0
     }
-}
-
-/// Games of an account, counted over its finished games.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, ToSchema)]
-pub struct GameCounts {
-    /// Finished games in which the account held a seat.
-    pub played: i64,
-    /// Those it won (or shared the lowest total).
-    pub won: i64,
 }
 
 /// An account as its holder sees it (`GET /v1/account`).
