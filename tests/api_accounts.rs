@@ -279,6 +279,17 @@ async fn a_game_of_two_accounts_plays_to_the_end_and_verifies(backend: Backend) 
         .await
         .unwrap();
     assert_eq!(audit["verified"], true, "{audit}");
+    // The export (with the accounts in its player_joined) verifies offline, and check-db passes.
+    let export = app.get(&format!("/v1/games/{id}/export")).await;
+    let export = export.text().await.unwrap();
+    assert!(export.contains(r#""account":"bob""#), "{export}");
+    let report = golf_server::audit::ndjson::audit_text(&export);
+    assert!(report.verified, "{:?}", report.findings);
+    let store = common::open_store(&app.database.url).await;
+    let checked = golf_server::commands::check_db::check_database(store.as_ref())
+        .await
+        .unwrap();
+    assert!(checked.problems.is_empty(), "{:?}", checked.problems);
 }
 
 /// Whether each of `seats` may move now, and the hole the game is at.
