@@ -7,7 +7,8 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 
 use crate::api::http::{
-    answer_response, bearer, client_scope, idempotency_key, parse_body, read_body, with_location,
+    answer_response, bearer, client_scope, idempotency_key, parse_body, private, read_body,
+    with_location,
 };
 use crate::api::limits::WriteAdmitted;
 use crate::api::problem::{ApiError, Problem};
@@ -40,7 +41,7 @@ pub struct CreateAccountBody {
     responses(
         (status = 201, description = "The account and its token", body = CreatedAccount, headers(("Location" = String, description = "The account's profile")), example = json!({"username": "ada", "display_name": "Ada", "created_at": "2026-05-01T12:00:00.000000Z", "rating": null, "games": {"played": 0, "won": 0}, "token": TOKEN_EXAMPLE})),
         docs::BodyProblems,
-        (status = 409, description = "username_taken", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "username_taken, database_busy: the name is taken, or another write held the data past the lock timeout (nothing was applied)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "invalid_username, invalid_name, idempotency_key_reused", body = Problem, content_type = "application/problem+json"),
         docs::RateLimited,
         docs::DatabaseFailures,
@@ -93,9 +94,7 @@ pub async fn own_account(
     request: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let account = state.service.account(bearer(&request).as_deref()).await?;
-    Ok(HttpResponse::Ok()
-        .insert_header(("cache-control", "private, no-store"))
-        .json(account))
+    Ok(private(HttpResponse::Ok()).json(account))
 }
 
 /// Replace the account's token: the reply carries the new one, and the old one is refused from
@@ -106,6 +105,7 @@ pub async fn own_account(
     responses(
         (status = 200, description = "The new token", body = RotatedToken, example = json!({"token": TOKEN_EXAMPLE})),
         docs::Unauthorized,
+        (status = 409, description = "database_busy: another write held the account past the lock timeout; the old token stands", body = Problem, content_type = "application/problem+json"),
         docs::DatabaseFailures,
     )
 )]
@@ -118,9 +118,7 @@ pub async fn rotate_token(
         .service
         .rotate_account_token(bearer(&request).as_deref())
         .await?;
-    Ok(HttpResponse::Ok()
-        .insert_header(("cache-control", "private, no-store"))
-        .json(rotated))
+    Ok(private(HttpResponse::Ok()).json(rotated))
 }
 
 /// The public profile of an account.

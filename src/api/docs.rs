@@ -491,9 +491,22 @@ impl IntoResponses for ProblemsPage {
     }
 }
 
+/// The caching headers of the successful answers of the account paths (v1.2), whose handlers
+/// document their bodies inline: a profile is the same for everyone, the rest is the caller's.
+fn account_caching(path: &str) -> &'static [&'static DocumentedHeader] {
+    if path.starts_with("/v1/accounts/") {
+        &[&CACHE_NO_CACHE]
+    } else if path.starts_with("/v1/account") {
+        &[&CACHE_PRIVATE, &VARY]
+    } else {
+        &[]
+    }
+}
+
 /// Completes the document: defines the headers that responses refer to, documents the one set
 /// outside the handlers, `X-Request-Id`, on every response (see `startup`), and the problem codes
-/// (the table of `Problem.code`, and the examples of problem responses, checked against it).
+/// (the table of `Problem.code`, and the examples of problem responses, checked against it),
+/// and the caching headers of the account paths.
 pub fn complete(spec: &mut OpenApi) {
     let components = spec.components.get_or_insert_with(Default::default);
     for header in DocumentedHeader::ALL {
@@ -502,7 +515,8 @@ pub fn complete(spec: &mut OpenApi) {
             .insert(header.component.to_owned(), RefOr::T(header.definition()));
     }
     problems::describe_codes(components);
-    for item in spec.paths.paths.values_mut() {
+    for (path, item) in &mut spec.paths.paths {
+        let caching = account_caching(path);
         let operations = [
             &mut item.get,
             &mut item.put,
@@ -517,6 +531,13 @@ pub fn complete(spec: &mut OpenApi) {
             for (status, response) in &mut operation.responses.responses {
                 if let RefOr::T(response) = response {
                     problems::exemplify(status, response);
+                    if status.starts_with('2') {
+                        for header in caching {
+                            response
+                                .headers
+                                .insert(header.name.to_owned(), RefOr::Ref(header.reference()));
+                        }
+                    }
                     response.headers.insert(
                         REQUEST_ID.name.to_owned(),
                         RefOr::Ref(REQUEST_ID.reference()),
