@@ -62,6 +62,7 @@ const ASSETS: &[Asset] = &[
     asset!("lobby.js", JAVASCRIPT),
     asset!("table.js", JAVASCRIPT),
     asset!("cards.js", JAVASCRIPT),
+    asset!("scoring.js", JAVASCRIPT),
     asset!("replay.js", JAVASCRIPT),
     asset!("audit.js", JAVASCRIPT),
     asset!("jcs.js", JAVASCRIPT),
