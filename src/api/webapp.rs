@@ -60,6 +60,7 @@ const ASSETS: &[Asset] = &[
     asset!("api.js", JAVASCRIPT),
     asset!("dom.js", JAVASCRIPT),
     asset!("lobby.js", JAVASCRIPT),
+    asset!("house-rules.js", JAVASCRIPT),
     asset!("table.js", JAVASCRIPT),
     asset!("cards.js", JAVASCRIPT),
     asset!("scoring.js", JAVASCRIPT),
