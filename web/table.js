@@ -32,8 +32,6 @@ class Table {
     this.etag = null;
     // The positions chosen so far for the initial reveal.
     this.chosen = [];
-    // The seat that knocked in this hole, as the stream said (the view does not carry it).
-    this.knocked = null;
     this.busy = false;
     this.refreshing = null;
     this.stale = false;
@@ -140,10 +138,6 @@ class Table {
     this.stopFollowing = new AbortController();
     this.signal.addEventListener('abort', () => this.stopFollowing.abort());
     follow(this.game, held && held.token, (entry) => {
-      if (entry.type === 'knocked' || entry.type === 'hole_dealt') {
-        this.knocked = entry.type === 'knocked' ? entry.data.seat : null;
-        if (entry.seq <= this.view.version) this.render();
-      }
       if (entry.seq > this.announced) {
         this.announced = entry.seq;
         if (entry.data.seat !== this.view.you || entry.type === 'knocked') announceEntry(entry, this.view);
@@ -242,8 +236,8 @@ class Table {
     } else {
       turn = t('status.hole_over');
     }
-    const knocked = this.knocked !== null && view.current_seat !== null
-      && ` ${t('status.knocked', { name: name(this.knocked) })}`;
+    const knocked = view.knocked !== undefined && view.current_seat !== null
+      && ` ${t('status.knocked', { name: name(view.knocked) })}`;
     const deadline = view.turn_deadline
       && ` ${t('status.deadline', { time: formatTime(view.turn_deadline, { timeStyle: 'medium' }) })}`;
     return [h('strong', {}, t('status.hole', { hole: view.hole, count: view.holes })), ` · ${turn}`, knocked, deadline];
@@ -309,7 +303,7 @@ class Table {
       h('h2', { class: 'name', id: heading }, player.name,
         player.bot ? ` ${t('table.bot_suffix', { bot: t(`bot.${player.bot}`) })}` : '',
         you ? ` ${t('table.you_suffix')}` : '', turn ? ` ${t('table.to_play_suffix')}` : '',
-        this.knocked === player.seat ? ` ${t('table.knocked_suffix')}` : ''),
+        view.knocked === player.seat ? ` ${t('table.knocked_suffix')}` : ''),
       grid,
       h('div', { class: 'muted' }, t('table.total', { total: player.total })));
   }

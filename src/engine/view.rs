@@ -78,6 +78,10 @@ pub struct View {
     pub turn_deadline: Option<Timestamp>,
     /// The winning seats, once finished.
     pub winners: Option<Vec<Seat>>,
+    /// The seat that knocked in the current hole (rule `knock`): the others are playing their
+    /// last turns. Absent when nobody knocked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub knocked: Option<Seat>,
     /// The viewer's seat (own view only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub you: Option<Seat>,
@@ -173,6 +177,7 @@ pub fn view(state: &State, viewer: Viewer) -> View {
         turn_started_at: state.turn_started_at,
         turn_deadline: turn_deadline(state),
         winners: state.winners.clone(),
+        knocked: state.knocked,
         you,
         legal_moves: you.map(|seat| seat_moves(state, seat)),
     }
