@@ -144,21 +144,24 @@ impl Sight<'_> {
             .sum()
     }
 
-    /// Where `card` lowers the expected score most, and the expected score it leaves: only the
-    /// column of each candidate position changes.
+    /// Where `card` lowers the expected score most, and the expected score it leaves.
     fn best_placement(&self, card: Card) -> (Position, i32) {
-        let columns = self.scoring.shape.columns();
         let base = self.estimate();
         let mut best = (Position::ALL[0], i32::MAX);
         for position in &Position::ALL[..self.grid.len()] {
-            let column = position.index() % columns;
-            let estimate = base - self.column(column, None)
-                + self.column(column, Some((position.index(), card)));
+            let estimate = self.placed(base, *position, card);
             if estimate < best.1 {
                 best = (*position, estimate);
             }
         }
         best
+    }
+
+    /// The expected score with `card` at `position`, from the grid's `base` estimate: only the
+    /// column of the position changes.
+    fn placed(&self, base: i32, position: Position, card: Card) -> i32 {
+        let column = position.index() % self.scoring.shape.columns();
+        base - self.column(column, None) + self.column(column, Some((position.index(), card)))
     }
 
     /// The face-down positions, in order.
@@ -168,6 +171,22 @@ impl Sight<'_> {
             .copied()
             .filter(|p| self.grid[p.index()].is_none())
     }
+}
+
+/// Where a drawn card that improves nothing goes once the hole is overdue, in a game with house
+/// rules: after `cells` turns a seat, into the face-down position where it costs least, so that
+/// grids fill even when only high cards go round (four seats on nine cards leave 15 in the stock,
+/// and a greedy bot that only ever discards them never ends the hole). Games without house rules
+/// keep the greedy bot's decisions as they were: audits of stored games re-decide them.
+fn overdue_reveal(obs: &Observation, sight: &Sight, card: Card) -> Option<Position> {
+    let turns_a_seat = obs.grid.len() as u32 * u32::from(obs.seats);
+    if !obs.rules.has_variants() || obs.turns < turns_a_seat {
+        return None;
+    }
+    let base = sight.estimate();
+    sight
+        .face_down()
+        .min_by_key(|position| sight.placed(base, *position, card))
 }
 
 /// The initial reveal: `count` positions spread over the columns (one a column, on a diagonal,
@@ -211,6 +230,8 @@ fn greedy(obs: &Observation) -> Move {
             Some((source, card)) => {
                 let (position, estimate) = sight.best_placement(card);
                 if source == Source::Discard || estimate < sight.estimate() {
+                    Move::Swap { position }
+                } else if let Some(position) = overdue_reveal(obs, &sight, card) {
                     Move::Swap { position }
                 } else {
                     Move::Discard

@@ -261,6 +261,8 @@ pub struct Observation {
     pub rules: Rules,
     /// The stage of the hole.
     pub stage: Option<Stage>,
+    /// Turns played in the hole so far.
+    pub turns: u32,
     /// The bot's own grid: the card when face up, `None` when face down.
     pub grid: Cells<Option<Card>>,
     /// The top of the discard pile.
@@ -285,6 +287,7 @@ pub fn observe(state: &State, seat: Seat) -> Observation {
         seats: state.seats,
         rules: state.rules,
         stage: state.stage,
+        turns: state.turns,
         grid,
         discard_top: state.discard.last().copied(),
         drawn: state
