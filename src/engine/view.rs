@@ -250,8 +250,9 @@ pub fn redact_event(event: &Event, viewer: Viewer) -> Option<Value> {
     Some(json)
 }
 
-/// What one seat may see, for a bot to choose a move: small, `Copy`, built without allocation.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+/// What one seat may see, for a bot to choose a move: small, built without allocation (but for
+/// the reveals of a large grid, see [`MoveList`]).
+#[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Observation {
     /// The bot's seat.
     pub seat: Seat,
