@@ -123,6 +123,10 @@ fn a_knock_gives_every_other_seat_one_final_turn_then_ends_the_hole_for_the_knoc
     assert_eq!(events, vec![Event::Knocked { seat: knocker }]);
     assert_eq!(game.state.knocked, Some(knocker));
     assert_eq!(game.state.final_turns_left, Some(2));
+    // Every view says who knocked, so that a client that reloads during the final turns knows.
+    let seen = view(&game.state, Viewer::Spectator);
+    assert_eq!(seen.knocked, Some(knocker));
+    assert_eq!(serde_json::to_value(&seen).unwrap()["knocked"], knocker);
     // Nobody knocks during the final turns.
     let next = game.state.current_seat.expect("a final turn");
     assert!(!legal_moves(&game.state, next).contains(&Move::Knock));

@@ -77,3 +77,18 @@ fn greedy_beats_random_under_every_preset_of_house_rules() {
         assert!(report.render_text().contains("variants: grid="), "{preset}");
     }
 }
+
+#[test]
+fn greedy_bots_fill_nine_card_grids_with_four_seats() {
+    // Four seats on nine cards leave 15 cards of stock, mostly the high ones the greedy bots
+    // throw away: bots that only ever discarded them would play every hole to the turn cap.
+    let rules: RulesInput =
+        serde_json::from_value(serde_json::json!({"grid": "3x3", "initial_reveal": 3}))
+            .expect("options");
+    let report = run(&SimulateOptions {
+        rules,
+        ..options(100, 4, vec![BotKind::Greedy])
+    })
+    .expect("valid");
+    assert!(report.turn_cap_share < 0.01, "{}", report.render_text());
+}

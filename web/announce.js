@@ -1,9 +1,10 @@
 // What the others did, in a sentence for screen readers: each entry of the game's stream that
-// another seat (or the game) wrote is said in the polite live region, in the page's language.
+// another seat (or the game) wrote is said in the polite live region, in the page's language: a
+// knock, and a hole ended by one, included.
 
 import { cardName } from './cards.js';
 import { announce } from './dom.js';
-import { t } from './i18n.js';
+import { formatList, t } from './i18n.js';
 
 // The sentence for `entry`, or null for entries a player need not hear (deals, reshuffles).
 export function describeEntry(entry, view) {
@@ -14,7 +15,7 @@ export function describeEntry(entry, view) {
     case 'player_joined':
       return t('announce.joined', { name });
     case 'cards_revealed':
-      return t('announce.revealed', { name, first: cardName(data.cards[0]), second: cardName(data.cards[1]) });
+      return t('announce.revealed', { name, cards: formatList(data.cards.map(cardName)) });
     case 'card_drawn':
       return data.source === 'stock'
         ? t('announce.drew_stock', { name })
@@ -29,8 +30,10 @@ export function describeEntry(entry, view) {
       return t('announce.declined', { name });
     case 'bot_took_seat':
       return t(`announce.bot_took_seat.${data.reason}`, { name });
+    case 'knocked':
+      return t('announce.knocked', { name });
     case 'hole_ended':
-      return t('announce.hole_ended', { hole: data.hole });
+      return t(data.reason === 'knock' ? 'announce.hole_ended.knock' : 'announce.hole_ended', { hole: data.hole });
     case 'game_ended':
       return t('announce.game_ended');
     default:

@@ -2,16 +2,19 @@
 // the server's word: every line canonical (RFC 8785), the hash chain, the salts, the revealed
 // seed against the commitment, the effective seed from the client seeds, every deal and reshuffle
 // re-derived with the fair-shuffle protocol of docs/RULES.md, every card drawn, placed, revealed or
-// flipped followed from the deal, every hole re-scored from its grids, and the winners. It also
-// keeps the table after each entry, every card known, for the replay viewer.
+// flipped followed from the deal, every knock allowed, every hole re-scored from its grids under
+// the game's options (golf-log/2: any grid shape, jokers, the scoring options), and the winners.
+// It also keeps the table after each entry, every card known, for the replay viewer.
 
 import { canonicalize } from './jcs.js';
-import { gridScore } from './cards.js';
+import { gridScore, scoringOf, shapeOf } from './scoring.js';
 
 const encoder = new TextEncoder();
 const TWO_64 = 1n << 64n;
 const RANKS = ['A', '2', '3', '4', '5', '6', '7', '8', '9', '10', 'J', 'Q', 'K'];
-const CANONICAL_DECK = [...'SHDC'].flatMap((suit) => RANKS.map((rank) => rank + suit));
+const STANDARD_DECK = [...'SHDC'].flatMap((suit) => RANKS.map((rank) => rank + suit));
+// The canonical deck of a game with `jokers` jokers (0 or 2): the 52 cards, then JR and JB.
+const canonicalDeck = (jokers) => (jokers === 2 ? [...STANDARD_DECK, 'JR', 'JB'] : STANDARD_DECK);
 const ENTRY_KEYS = 'at,data,hash,salt,seq,type';
 // The checks that follow the table entry by entry.
 const FOLLOWED = ['deals', 'reshuffles', 'cards', 'scores', 'winners'];
@@ -263,6 +266,12 @@ class Report {
 class Table {
   constructor(created, seed, report) {
     this.seats = created.seats;
+    this.rules = created.rules || {};
+    this.shape = shapeOf(this.rules.grid);
+    this.cells = this.shape.rows * this.shape.columns;
+    this.scoring = scoringOf(this.rules);
+    this.deck = canonicalDeck(this.rules.jokers ?? 0);
+    this.knocked = null;
     this.seed = seed;
     this.report = report;
     this.players = [];
@@ -355,6 +364,10 @@ class Table {
       }
       case 'flip_declined':
         break;
+      case 'knocked':
+        expect('cards', this.rules.knock === true && this.knocked === null && !this.drawn, 'knock_refused', { seat: data.seat });
+        this.knocked = data.seat;
+        break;
       case 'bot_took_seat':
         this.players[data.seat].bot = data.bot;
         break;
@@ -383,10 +396,11 @@ class Table {
     const n = this.seats;
     expect('deals', hole === this.hole + 1, 'hole_order', { hole, previous: this.hole });
     expect('deals', dealer === (hole - 1) % n, 'dealer', { hole, expected: (hole - 1) % n, dealer });
-    expect('deals', Array.isArray(deck) && deck.length === 52 && new Set(deck).size === 52
-      && deck.every((card) => CANONICAL_DECK.includes(card)), 'deck');
+    const size = this.deck.length;
+    expect('deals', Array.isArray(deck) && deck.length === size && new Set(deck).size === size
+      && deck.every((card) => this.deck.includes(card)), 'deck', { count: size });
     if (this.seed) {
-      const fair = await fairShuffle(CANONICAL_DECK, this.seed, hole, 0);
+      const fair = await fairShuffle(this.deck, this.seed, hole, 0);
       if (!same(fair, deck)) {
         if (this.report.stacked && this.leadingStacked) this.report.stackedHoles.push(hole);
         else expect('deals', false, 'unfair_deal', { hole });
@@ -394,17 +408,19 @@ class Table {
         this.leadingStacked = false;
       }
     }
-    expect('deals', discard === deck[6 * n], 'discard_start', { expected: deck[6 * n], card: discard });
-    for (const player of this.players) player.grid = Array.from({ length: 6 }, () => ({ card: null, up: false }));
-    deck.slice(0, 6 * n).forEach((card, d) => {
+    const dealt = this.cells * n;
+    expect('deals', discard === deck[dealt], 'discard_start', { expected: deck[dealt], card: discard });
+    for (const player of this.players) player.grid = Array.from({ length: this.cells }, () => ({ card: null, up: false }));
+    deck.slice(0, dealt).forEach((card, d) => {
       this.players[(dealer + 1 + d) % n].grid[Math.floor(d / n)].card = card;
     });
-    this.discard = [deck[6 * n]];
-    this.stock = deck.slice(6 * n + 1);
+    this.discard = [deck[dealt]];
+    this.stock = deck.slice(dealt + 1);
     this.hole = hole;
     this.dealer = dealer;
     this.drawn = null;
     this.shuffles = 0;
+    this.knocked = null;
   }
 
   async reshuffle(entry, expect) {
@@ -431,7 +447,8 @@ class Table {
       const complete = this.players.some((player) => player.grid.every((slot) => slot.up));
       expect('scores', complete, 'no_complete_grid');
     }
-    const computed = grids.map(gridScore);
+    if (reason === 'knock') expect('scores', this.knocked !== null, 'no_knock');
+    const computed = grids.map((grid) => gridScore(grid, this.scoring));
     expect('scores', same(computed, scores), 'scores', { computed: JSON.stringify(computed), logged: JSON.stringify(scores) });
     this.players.forEach((player, seat) => {
       player.grid = grids[seat].map((card) => ({ card, up: true }));
@@ -447,6 +464,8 @@ class Table {
       type: entry.type,
       hole: this.hole,
       dealer: this.dealer,
+      shape: this.shape,
+      knocked: this.knocked,
       players: this.players.map((player) => ({
         name: player.name,
         bot: player.bot,

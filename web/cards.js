@@ -1,38 +1,20 @@
-// Cards: their points and a grid's score (docs/RULES.md "Scoring", as src/engine/score.rs computes
-// them), and how a card is drawn on the page.
+// Cards as the page draws them: a card's name in the page's language (jokers included), its face
+// or back, and a grid of any shape (docs/RULES.md "House-rule variants"). Their points are
+// scoring.js's.
 
 import { h } from './dom.js';
 import { t } from './i18n.js';
+import { isJoker, rankOf } from './scoring.js';
 
 const SUITS = { S: '♠', H: '♥', D: '♦', C: '♣' };
 
-const rankOf = (code) => code.slice(0, -1);
 const suitOf = (code) => code.slice(-1);
-
-// Ace 1, Two −2, 3 to 10 face value, Jack and Queen 10, King 0.
-export function cardPoints(code) {
-  const rank = rankOf(code);
-  if (rank === 'A') return 1;
-  if (rank === '2') return -2;
-  if (rank === 'J' || rank === 'Q') return 10;
-  if (rank === 'K') return 0;
-  return Number(rank);
-}
-
-// Columns (0,3), (1,4), (2,5): a pair of the same rank scores 0, else the sum.
-export function gridScore(grid) {
-  let score = 0;
-  for (let column = 0; column < 3; column += 1) {
-    const [top, bottom] = [grid[column], grid[column + 3]];
-    score += rankOf(top) === rankOf(bottom) ? 0 : cardPoints(top) + cardPoints(bottom);
-  }
-  return score;
-}
 
 // A card's name in the page's language ("Queen of spades"); a card the viewer cannot see is
 // "face down".
 export function cardName(code) {
   if (!code) return t('card.face_down');
+  if (isJoker(code)) return t(`card.joker.${suitOf(code)}`);
   return t('card.name', { rank: t(`rank.${rankOf(code)}`), suit: t(`suit.${suitOf(code)}`) });
 }
 
@@ -41,13 +23,13 @@ export function cardName(code) {
 export function cardElement(code, { faceDown = false, action = null, label = null, selected = false } = {}) {
   const classes = ['card'];
   if (!code) classes.push('back');
-  else if ('HD'.includes(suitOf(code))) classes.push('red');
+  else if (code === 'JR' || (!isJoker(code) && 'HD'.includes(suitOf(code)))) classes.push('red');
   if (faceDown) classes.push('face-down');
   if (action) classes.push('playable');
   if (selected) classes.push('selected');
   const face = code
     ? [h('span', { class: 'rank', 'aria-hidden': 'true' }, t(`rank.index.${rankOf(code)}`)),
-      h('span', { class: 'suit', 'aria-hidden': 'true' }, SUITS[suitOf(code)])]
+      h('span', { class: 'suit', 'aria-hidden': 'true' }, isJoker(code) ? '★' : SUITS[suitOf(code)])]
     : [];
   const name = label || (faceDown ? t('card.known_face_down', { card: cardName(code) }) : cardName(code));
   const attributes = {
@@ -58,7 +40,9 @@ export function cardElement(code, { faceDown = false, action = null, label = nul
   return h('div', { ...attributes, role: 'img' }, face);
 }
 
-// A 2×3 grid of cards; `cell(position)` gives each card's element.
-export function gridElement(cell, extra = {}) {
-  return h('div', { class: 'grid', ...extra }, [0, 1, 2, 3, 4, 5].map(cell));
+// A grid of `shape` ({rows, columns}, as a view's grid_shape), row-major; `cell(position)` gives
+// each card's element.
+export function gridElement(cell, shape, extra = {}) {
+  const positions = Array.from({ length: shape.rows * shape.columns }, (_, position) => position);
+  return h('div', { class: ['grid', `columns-${shape.columns}`].join(' '), ...extra }, positions.map(cell));
 }

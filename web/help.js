@@ -3,9 +3,10 @@
 // explanation each (shown at the table too), and the offer of these screens on a first visit.
 
 import { call } from './api.js';
-import { cardElement, gridElement, gridScore } from './cards.js';
+import { cardElement, gridElement } from './cards.js';
+import { gridScore, shapeOf } from './scoring.js';
 import { h, replace } from './dom.js';
-import { formatDuration, t } from './i18n.js';
+import { formatDuration, formatNumber, t } from './i18n.js';
 
 const OFFERED = 'golf.help.offered';
 // The full rules, as the service serves docs/RULES.md.
@@ -19,6 +20,30 @@ const EXAMPLES = [
   ['2S', 'KH', '2D', 'KC', '2C', 'KD'],
 ];
 
+// The house-rule options (docs/RULES.md "House-rule variants"), one line each; a game that
+// leaves them out (golf-log/1) has their defaults.
+function houseRules(rules) {
+  const shape = shapeOf(rules.grid);
+  const cells = { ...shape, count: shape.rows * shape.columns };
+  const reveal = rules.initial_reveal ?? 2;
+  const jokerValue = rules.joker_value ?? -2;
+  const pairs = rules.negative_pairs ?? 'zero';
+  const bonus = rules.four_of_a_kind ?? 0;
+  return [
+    [t('rules.grid'), t('rules.grid.value', cells), t('rules.grid.explained', cells)],
+    [t('rules.initial_reveal'), formatNumber(reveal),
+      reveal ? t('rules.initial_reveal.explained', { count: reveal }) : t('rules.initial_reveal.none')],
+    rules.jokers
+      ? [t('rules.jokers'), formatNumber(rules.jokers), t('rules.jokers.on', { value: jokerValue })]
+      : [t('rules.jokers'), t('rules.none'), t('rules.jokers.off')],
+    [t('rules.negative_pairs'), t(`rules.pairs.${pairs}`), t(`rules.negative_pairs.${pairs}`)],
+    bonus
+      ? [t('rules.four_of_a_kind'), formatNumber(bonus), t('rules.four_of_a_kind.on', { bonus })]
+      : [t('rules.four_of_a_kind'), t('rules.none'), t('rules.four_of_a_kind.off')],
+    [t('rules.knock'), rules.knock ? t('rules.on') : t('rules.off'), t(`rules.knock.${rules.knock ? 'on' : 'off'}`)],
+  ];
+}
+
 // The options of a game, one line each, as a definition list.
 export function rulesList(rules, stacked = false) {
   const flip = rules.flip_after_discard;
@@ -30,6 +55,7 @@ export function rulesList(rules, stacked = false) {
     timeout
       ? [t('rules.turn_timeout'), formatDuration(timeout), t('rules.turn_timeout.on', { time: formatDuration(timeout) })]
       : [t('rules.turn_timeout'), t('rules.none'), t('rules.turn_timeout.off')],
+    ...houseRules(rules),
     stacked && [t('rules.stacked'), t('rules.on'), t('rules.stacked.explained')],
   ];
   return h('dl', { class: 'rules', 'data-testid': 'rules' }, items.filter(Boolean).map(([name, value, line]) => h('div', {},
@@ -91,7 +117,7 @@ const title = (name) => h('h2', { id: 'help-screen-title', tabindex: '-1' }, t(`
 const paragraphs = (...keys) => keys.map((key) => h('p', {}, t(key)));
 
 function exampleGrid(codes, faceUp = [0, 1, 2, 3, 4, 5]) {
-  return gridElement((position) => cardElement(faceUp.includes(position) ? codes[position] : null));
+  return gridElement((position) => cardElement(faceUp.includes(position) ? codes[position] : null), shapeOf('2x3'));
 }
 
 const SCREEN_CONTENT = {
@@ -125,7 +151,8 @@ const SCREEN_CONTENT = {
       ? [h('p', {}, t('help.options.this_game')), rulesList(view.rules, view.stacked),
         h('p', {}, h('a', { href: `#/game/${game}` }, t('help.back_to_table')))]
       : [h('p', {}, t('help.options.defaults')),
-        h('ul', {}, ['final_turns', 'flip_after_discard', 'max_turns_per_hole', 'turn_timeout'].map((name) => h('li', {}, t(`help.options.${name}`))))],
+        h('ul', {}, ['final_turns', 'flip_after_discard', 'max_turns_per_hole', 'turn_timeout', 'grid', 'initial_reveal',
+          'jokers', 'negative_pairs', 'four_of_a_kind', 'knock'].map((name) => h('li', {}, t(`help.options.${name}`))))],
   ],
   more: (view, game) => [
     title('more'),

@@ -58,6 +58,11 @@ export function formatNumber(value) {
   return numbers.format(value);
 }
 
+// Items as the language lists them ("1, 2 and 3", « 1, 2 et 3 »).
+export function formatList(items) {
+  return new Intl.ListFormat(language, { type: 'conjunction' }).format(items);
+}
+
 // A number of seconds in the largest whole unit (days, hours, minutes, seconds), spelled out.
 export function formatDuration(seconds) {
   const units = [['day', 86400], ['hour', 3600], ['minute', 60], ['second', 1]];

@@ -1,9 +1,12 @@
-// The lobby: create a game (with bots seated by the host token), the open games, the games this
+// The lobby: create a game (with bots seated by the host token, and house rules from
+// house-rules.js), the open games, the games this
 // browser holds a seat in, and the ways to a replay.
 
 import { call, keepHostToken, keepSeat, myGames } from './api.js';
 import { h, replace, say, sayError } from './dom.js';
+import { houseRulesFields } from './house-rules.js';
 import { t } from './i18n.js';
+import { shapeOf } from './scoring.js';
 
 const field = (label, input, hint) => h('label', { class: 'field' }, h('span', {}, label), input, hint && h('small', {}, hint));
 
@@ -71,6 +74,12 @@ export function playerNames(game) {
 // The options of a game in a few words, for the lobby's list and the join form.
 export function rulesText(rules) {
   const parts = [];
+  if (rules.grid && rules.grid !== '2x3') {
+    const shape = shapeOf(rules.grid);
+    parts.push(t('rules.short.grid', { count: shape.rows * shape.columns }));
+  }
+  if (rules.jokers) parts.push(t('rules.short.jokers'));
+  if (rules.knock) parts.push(t('rules.short.knock'));
   if (rules.final_turns) parts.push(t('rules.short.final_turns'));
   if (rules.flip_after_discard !== 'never') parts.push(t(`rules.short.flip_${rules.flip_after_discard}`));
   parts.push(t('rules.short.max_turns', { count: rules.max_turns_per_hole }));
@@ -89,6 +98,7 @@ function createForm(navigate) {
     options(['never', 'optional', 'always'].map((value) => [value, t(`rules.flip.${value}`)]), 'never'));
   const maxTurns = h('input', { name: 'max_turns_per_hole', type: 'number', min: 2, max: 800, placeholder: t('lobby.turn_cap_placeholder') });
   const privateGame = h('input', { name: 'private', type: 'checkbox' });
+  const house = houseRulesFields();
   const fillBots = () => {
     const count = Number(seats.value);
     const kept = Math.min(Number(bots.value || count - 1), count - 1);
@@ -105,13 +115,14 @@ function createForm(navigate) {
     h('div', { class: 'row' },
       h('label', { class: 'checkbox' }, finalTurns, ' ', t('lobby.final_turns')),
       h('label', { class: 'checkbox' }, privateGame, ' ', t('lobby.private'))),
+    house.fieldset,
     submit);
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     submit.disabled = true;
     say('');
     try {
-      const rules = { final_turns: finalTurns.checked, flip_after_discard: flip.value };
+      const rules = { final_turns: finalTurns.checked, flip_after_discard: flip.value, ...house.rules() };
       if (maxTurns.value) rules.max_turns_per_hole = Number(maxTurns.value);
       const created = await call('POST', '/v1/games', {
         body: { seats: Number(seats.value), holes: Number(holes.value), rules, private: privateGame.checked },

@@ -144,9 +144,10 @@ class Viewer {
       h('p', {}, view ? serverLine(view) : t('replay.hole', { hole: step.hole || '—' }),
         ` · ${t('table.stock_count', { count: step.stockCount })} · ${t('table.discard_count', { count: step.discardCount })}`),
       h('div', { class: 'opponents' }, step.players.map((player, seat) => h('div', { class: 'player small', 'data-seat': seat },
-        h('h3', { class: 'name' }, player.name, player.bot ? ` ${t('table.bot_suffix', { bot: t(`bot.${player.bot}`) })}` : ''),
+        h('h3', { class: 'name' }, player.name, player.bot ? ` ${t('table.bot_suffix', { bot: t(`bot.${player.bot}`) })}` : '',
+          step.knocked === seat ? ` ${t('table.knocked_suffix')}` : ''),
         player.grid.length
-          ? gridElement((position) => cardElement(player.grid[position].card, { faceDown: !player.grid[position].up }))
+          ? gridElement((position) => cardElement(player.grid[position].card, { faceDown: !player.grid[position].up }), step.shape)
           : h('div', {}, t('replay.no_cards')),
         h('div', {}, t('replay.player_scores', { scores: player.scores.map(formatNumber).join(', ') || '—', total: player.total }))))),
       h('div', { class: 'piles' },

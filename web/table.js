@@ -1,14 +1,15 @@
-// The table: the caller's grid, the opponents', the piles, whose turn, the drawn card, the legal
-// moves as the only things to click (or Tab to and press), the game's options, the scores, and
-// live updates from the game's stream (read with fetch and the Authorization header; each entry
-// re-fetches the view with If-None-Match, and what the others did is announced).
+// The table: the caller's grid, the opponents' (of the view's grid_shape), the piles, whose turn,
+// the drawn card, the legal moves as the only things to click (or Tab to and press), a knock
+// when the rules allow it, the game's options, the scores, and live updates from the game's
+// stream (read with fetch and the Authorization header; each entry re-fetches the view with
+// If-None-Match, and what the others did, or a knock, is announced).
 
 import { call, follow, forgetSeat, hostTokenOf, seatOf } from './api.js';
 import { announceEntry } from './announce.js';
 import { cardElement, cardName, gridElement } from './cards.js';
 import { announce, h, replace, say, sayError } from './dom.js';
 import { rulesPanel } from './help.js';
-import { formatNumber, formatTime, t } from './i18n.js';
+import { formatList, formatNumber, formatTime, t } from './i18n.js';
 import { playerNames, rulesText, seatsTaken, sitDown } from './lobby.js';
 
 // A stacked game was created with explicit decks: its host knows every card, face down or in the
@@ -29,7 +30,8 @@ class Table {
     this.signal = signal;
     this.view = null;
     this.etag = null;
-    this.selected = null;
+    // The positions chosen so far for the initial reveal.
+    this.chosen = [];
     this.busy = false;
     this.refreshing = null;
     this.stale = false;
@@ -138,7 +140,7 @@ class Table {
     follow(this.game, held && held.token, (entry) => {
       if (entry.seq > this.announced) {
         this.announced = entry.seq;
-        if (entry.data.seat !== this.view.you) announceEntry(entry, this.view);
+        if (entry.data.seat !== this.view.you || entry.type === 'knocked') announceEntry(entry, this.view);
       }
       if (entry.seq > (this.view ? this.view.version : 0)) this.refreshSoon();
       if (entry.type === 'game_ended') this.stopFollowing.abort();
@@ -155,14 +157,14 @@ class Table {
         token: this.seat.token,
         headers: { 'If-Match': `"${this.view.version}"`, 'Idempotency-Key': crypto.randomUUID() },
       });
-      this.selected = null;
+      this.chosen = [];
       if (answer.body.version >= this.view.version) {
         this.view = answer.body;
         this.etag = answer.etag;
       }
     } catch (error) {
       sayError(error);
-      this.selected = null;
+      this.chosen = [];
       await this.refresh().catch(() => {});
     } finally {
       this.busy = false;
@@ -223,19 +225,22 @@ class Table {
       return t('status.game_over', { count: view.winners.length, names: view.winners.map(name).join(', ') });
     }
     let turn;
+    const count = view.rules.initial_reveal ?? 2;
     if (view.stage === 'reveal') {
       const me = view.players.find((p) => p.seat === you);
-      turn = me && me.revealed_count < 2 ? t('status.reveal_yours') : t('status.reveal_others');
+      turn = me && me.revealed_count < count ? t('status.reveal_yours', { count }) : t('status.reveal_others', { count });
     } else if (view.current_seat === you) {
-      turn = t(`status.yours.${view.stage}`);
+      turn = t(`status.yours.${view.stage}`, { count });
     } else if (view.current_seat !== null) {
-      turn = t(`status.theirs.${view.stage}`, { name: name(view.current_seat) });
+      turn = t(`status.theirs.${view.stage}`, { name: name(view.current_seat), count });
     } else {
       turn = t('status.hole_over');
     }
+    const knocked = view.knocked !== undefined && view.current_seat !== null
+      && ` ${t('status.knocked', { name: name(view.knocked) })}`;
     const deadline = view.turn_deadline
       && ` ${t('status.deadline', { time: formatTime(view.turn_deadline, { timeStyle: 'medium' }) })}`;
-    return [h('strong', {}, t('status.hole', { hole: view.hole, count: view.holes })), ` · ${turn}`, deadline];
+    return [h('strong', {}, t('status.hole', { hole: view.hole, count: view.holes })), ` · ${turn}`, knocked, deadline];
   }
 
   waitingPanel(view) {
@@ -288,16 +293,17 @@ class Table {
       return cardElement(code, {
         action: action && action.run,
         label,
-        selected: you && this.selected === position,
+        selected: you && this.chosen.includes(position),
       });
     };
-    const grid = gridElement(cell, { 'data-testid': you ? 'my-grid' : `grid-${player.seat}` });
+    const grid = gridElement(cell, view.grid_shape, { 'data-testid': you ? 'my-grid' : `grid-${player.seat}` });
     for (const [position, element] of [...grid.children].entries()) element.dataset.focusKey = `${player.seat}-${position}`;
     const heading = `player-${player.seat}-name`;
     return h('section', { class: `player${you ? ' you' : ''}${turn ? ' turn' : ''}`, 'data-seat': player.seat, 'aria-labelledby': heading },
       h('h2', { class: 'name', id: heading }, player.name,
         player.bot ? ` ${t('table.bot_suffix', { bot: t(`bot.${player.bot}`) })}` : '',
-        you ? ` ${t('table.you_suffix')}` : '', turn ? ` ${t('table.to_play_suffix')}` : ''),
+        you ? ` ${t('table.you_suffix')}` : '', turn ? ` ${t('table.to_play_suffix')}` : '',
+        view.knocked === player.seat ? ` ${t('table.knocked_suffix')}` : ''),
       grid,
       h('div', { class: 'muted' }, t('table.total', { total: player.total })));
   }
@@ -308,18 +314,25 @@ class Table {
     if (swap) return { label: t('move.swap', { position: position + 1 }), run: () => this.play(swap) };
     const flip = moves.find((move) => move.type === 'flip' && move.position === position);
     if (flip) return { label: t('move.flip', { position: position + 1 }), run: () => this.play(flip) };
-    const reveals = moves.filter((move) => move.type === 'reveal');
+    return this.revealAction(position, moves.filter((move) => move.type === 'reveal'));
+  }
+
+  // The initial reveal of as many positions as the rules say: each position clicked is chosen (or
+  // unchosen), and the one that completes the set makes the move.
+  revealAction(position, reveals) {
     if (reveals.length === 0) return null;
-    if (this.selected === null) {
-      if (!reveals.some((move) => move.positions.includes(position))) return null;
-      return { label: t('move.choose', { position: position + 1 }), run: () => { this.selected = position; this.render(); } };
+    if (this.chosen.includes(position)) {
+      const unchoose = () => { this.chosen = this.chosen.filter((p) => p !== position); this.render(); };
+      return { label: t('move.unchoose', { position: position + 1 }), run: unchoose };
     }
-    if (this.selected === position) {
-      return { label: t('move.unchoose', { position: position + 1 }), run: () => { this.selected = null; this.render(); } };
+    const wanted = [...this.chosen, position];
+    const fits = reveals.filter((move) => wanted.every((p) => move.positions.includes(p)));
+    if (fits.length === 0) return null;
+    if (wanted.length < reveals[0].positions.length) {
+      return { label: t('move.choose', { position: position + 1 }), run: () => { this.chosen = wanted; this.render(); } };
     }
-    const pair = reveals.find((move) => move.positions.includes(position) && move.positions.includes(this.selected));
-    if (!pair) return null;
-    return { label: t('move.reveal', { first: this.selected + 1, second: position + 1 }), run: () => this.play(pair) };
+    const positions = formatList(wanted.map((p) => String(p + 1)));
+    return { label: t('move.reveal', { positions, count: wanted.length }), run: () => this.play(fits[0]) };
   }
 
   pilesElement(view, moves) {
@@ -356,7 +369,7 @@ class Table {
   actionsElement(moves) {
     const buttons = [];
     for (const move of moves) {
-      if (move.type === 'discard' || move.type === 'pass') {
+      if (move.type === 'discard' || move.type === 'pass' || move.type === 'knock') {
         buttons.push(h('button', { type: 'button', 'data-focus-key': move.type, 'data-move': move.type, onclick: () => this.play(move) }, t(`move.${move.type}`)));
       }
     }
@@ -382,7 +395,7 @@ class Table {
       h('h2', {}, t(`table.last_hole.${last.reason}`, { hole: last.hole })),
       h('div', { class: 'opponents' }, last.grids.map((grid, seat) => h('div', { class: 'player small' },
         h('h3', { class: 'name' }, view.players[seat].name),
-        gridElement((position) => cardElement(grid[position])),
+        gridElement((position) => cardElement(grid[position]), view.grid_shape),
         h('div', {}, t('table.score', { score: last.scores[seat] }))))));
   }
 }

@@ -1,8 +1,9 @@
 """A small Golf bot on the client that openapi-python-client generates from openapi/openapi.json.
 
 It takes a seat (in the game given by --game, or in one it creates, where --bot seats the server's
-bots in the other seats), plays every move it is offered by choosing one entry of `legal_moves`
-and sending it back unchanged, waits for the other seats on the game's stream, and prints the
+bots in the other seats; --grid, --jokers and --knock create it under house rules), plays every
+move it is offered by choosing one entry of `legal_moves` and sending it back unchanged (knocking,
+when the rules allow it, once at most one of its cards is face down), waits for the other seats on the game's stream, and prints the
 totals and winners once the game is finished. Generate the client first (see the README,
 "Writing a client"); `golf_api` is the generated package.
 """
@@ -21,9 +22,12 @@ from golf_api.models import (
     DiscardMove,
     DrawMove,
     FlipMove,
+    GridShape,
     JoinBody,
+    KnockMove,
     Problem,
     RevealMove,
+    RulesInput,
     Source,
     Stage,
     Status,
@@ -99,7 +103,8 @@ def best_swap(view: View, moves: list, grid: list[str | None], card: str) -> Swa
 def choose(view: View) -> object:
     """One entry of the view's `legal_moves`, as the server wrote it.
 
-    Reveal the first cards offered (however many the rules ask); take the discard when placing it saves points, else draw from the
+    Reveal the first cards offered (however many the rules ask); knock when it is offered and at
+    most one card is face down; take the discard when placing it saves points, else draw from the
     stock; swap the drawn card where it saves the most, or discard it when it would save
     nothing; flip the first face-down card when a flip is offered.
     """
@@ -108,6 +113,9 @@ def choose(view: View) -> object:
     if view.stage == Stage.REVEAL:
         return next(m for m in moves if isinstance(m, RevealMove))
     if view.stage == Stage.DRAW:
+        knock = next((m for m in moves if isinstance(m, KnockMove)), None)
+        if knock is not None and grid.count(None) <= 1:
+            return knock
         draws = {m.source: m for m in moves if isinstance(m, DrawMove)}
         top = view.discard_top
         worth_taking = isinstance(top, str) and max(gain(view, grid, p, top) for p in range(len(grid))) >= GOOD_GAIN
@@ -151,7 +159,8 @@ def take_seat(args: argparse.Namespace) -> tuple[UUID, str]:
     host = None
     game = UUID(args.game) if args.game else None
     if game is None:
-        body = CreateGameBody(seats=args.seats, holes=args.holes)
+        rules = RulesInput(grid=GridShape(args.grid), jokers=2 if args.jokers else 0, knock=args.knock)
+        body = CreateGameBody(seats=args.seats, holes=args.holes, rules=rules)
         created = expect(create_game.sync_detailed(client=anonymous, body=body), "create")
         game = created.id
         host = AuthenticatedClient(base_url=args.url, token=created.host_token)
@@ -200,6 +209,9 @@ def main() -> None:
     parser.add_argument(
         "--bot", choices=[k.value for k in BotKind], help="seat server bots in a created game's other seats"
     )
+    parser.add_argument("--grid", choices=[g.value for g in GridShape], default="2x3", help="grid of a created game")
+    parser.add_argument("--jokers", action="store_true", help="two jokers in a created game's deck")
+    parser.add_argument("--knock", action="store_true", help="a created game allows knocking")
     args = parser.parse_args()
     view = play(args)
     for player in view.players:

@@ -1,6 +1,6 @@
 //! What the server accepts, said in the OpenAPI document where utoipa's attributes cannot say
-//! it: the 52 card codes, a deck as the 52 distinct ones, a reveal's two distinct positions, names and client seeds as patterns
-//! built from the very characters that [`crate::engine::PlayerName`] and
+//! it: the card codes (the jokers included), a deck as the game's distinct cards, a reveal's
+//! distinct positions, names and client seeds as patterns built from the very characters that [`crate::engine::PlayerName`] and
 //! [`crate::engine::ClientSeed`] refuse, the format of `If-Match`, and header parameters that
 //! are strings, never `null`. Generated clients trust the document: a value it calls valid is
 //! one the server takes.

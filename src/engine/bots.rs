@@ -102,13 +102,30 @@ const HIGH_GRID_PER_CELL: i32 = 25;
 /// third of it face down.
 const KNOCK_PER_CELL: i32 = 10;
 
-/// A grid as a bot sees it (its face-up cards) with the game's scoring.
+/// A grid as a bot sees it (its face-up cards) with the game's scoring, and the expected score
+/// of each of its columns as it stands (a bot weighs every position against them).
 struct Sight<'a> {
     grid: &'a [Option<Card>],
     scoring: Scoring,
+    columns: [i32; 4],
+    estimate: i32,
 }
 
-impl Sight<'_> {
+impl<'a> Sight<'a> {
+    fn new(grid: &'a [Option<Card>], scoring: Scoring) -> Self {
+        let mut sight = Sight {
+            grid,
+            scoring,
+            columns: [0; 4],
+            estimate: 0,
+        };
+        for column in 0..scoring.shape.columns() {
+            sight.columns[column] = sight.column(column, None);
+        }
+        sight.estimate = sight.columns.iter().sum();
+        sight
+    }
+
     /// Expected score of column `column`, in tenths, with `placed` put at `at` if given.
     fn column(&self, column: usize, at: Option<(usize, Card)>) -> i32 {
         let mut known = [Card::default(); 3];
@@ -139,26 +156,25 @@ impl Sight<'_> {
 
     /// Expected score of the grid, in tenths.
     fn estimate(&self) -> i32 {
-        (0..self.scoring.shape.columns())
-            .map(|c| self.column(c, None))
-            .sum()
+        self.estimate
     }
 
-    /// Where `card` lowers the expected score most, and the expected score it leaves: only the
-    /// column of each candidate position changes.
+    /// Where `card` lowers the expected score most, and the expected score it leaves.
     fn best_placement(&self, card: Card) -> (Position, i32) {
-        let columns = self.scoring.shape.columns();
-        let base = self.estimate();
         let mut best = (Position::ALL[0], i32::MAX);
         for position in &Position::ALL[..self.grid.len()] {
-            let column = position.index() % columns;
-            let estimate = base - self.column(column, None)
-                + self.column(column, Some((position.index(), card)));
+            let estimate = self.placed(*position, card);
             if estimate < best.1 {
                 best = (*position, estimate);
             }
         }
         best
+    }
+
+    /// The expected score with `card` at `position`: only the column of the position changes.
+    fn placed(&self, position: Position, card: Card) -> i32 {
+        let column = position.index() % self.scoring.shape.columns();
+        self.estimate - self.columns[column] + self.column(column, Some((position.index(), card)))
     }
 
     /// The face-down positions, in order.
@@ -168,6 +184,21 @@ impl Sight<'_> {
             .copied()
             .filter(|p| self.grid[p.index()].is_none())
     }
+}
+
+/// Where a drawn card that improves nothing goes once the hole is overdue, in a game with house
+/// rules: after `cells` turns a seat, into the face-down position where it costs least, so that
+/// grids fill even when only high cards go round (four seats on nine cards leave 15 in the stock,
+/// and a greedy bot that only ever discards them never ends the hole). Games without house rules
+/// keep the greedy bot's decisions as they were: audits of stored games re-decide them.
+fn overdue_reveal(obs: &Observation, sight: &Sight, card: Card) -> Option<Position> {
+    let turns_a_seat = obs.grid.len() as u32 * u32::from(obs.seats);
+    if !obs.rules.has_variants() || obs.turns < turns_a_seat {
+        return None;
+    }
+    sight
+        .face_down()
+        .min_by_key(|position| sight.placed(*position, card))
 }
 
 /// The initial reveal: `count` positions spread over the columns (one a column, on a diagonal,
@@ -185,10 +216,7 @@ fn spread_reveal(shape: GridShape, count: usize) -> Move {
 }
 
 fn greedy(obs: &Observation) -> Move {
-    let sight = Sight {
-        grid: &obs.grid,
-        scoring: obs.rules.scoring(),
-    };
+    let sight = Sight::new(&obs.grid, obs.rules.scoring());
     let cells = obs.grid.len() as i32;
     match obs.stage {
         Some(Stage::Reveal) => spread_reveal(obs.rules.grid, usize::from(obs.rules.initial_reveal)),
@@ -211,6 +239,8 @@ fn greedy(obs: &Observation) -> Move {
             Some((source, card)) => {
                 let (position, estimate) = sight.best_placement(card);
                 if source == Source::Discard || estimate < sight.estimate() {
+                    Move::Swap { position }
+                } else if let Some(position) = overdue_reveal(obs, &sight, card) {
                     Move::Swap { position }
                 } else {
                     Move::Discard

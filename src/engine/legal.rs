@@ -4,6 +4,8 @@
 
 use std::ops::Deref;
 
+use smallvec::SmallVec;
+
 use super::cards::{Cells, MAX_CELLS, Position};
 use super::error::RuleError;
 use super::moves::{Move, MoveRequest, Source};
@@ -11,41 +13,29 @@ use super::rules::FlipRule;
 use super::stage::{MoveKind, Seat, Stage};
 use super::state::{Drawn, Player, State, Status};
 
-/// A short list of moves kept inline (no allocation): the legal moves of one seat.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+/// The legal moves of one seat: inline up to 16 (every stage but a large initial reveal, whose
+/// sets of positions reach 126 on a nine-card grid), so that the moves of a turn cost no
+/// allocation and the list stays small to build and to move.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub struct MoveList {
-    moves: [Move; MoveList::CAPACITY],
-    len: u8,
+    moves: SmallVec<[Move; 16]>,
 }
 
 impl MoveList {
-    /// The most moves a seat can have at once: the 126 reveals of 4 (or 5) of 9 positions.
-    pub const CAPACITY: usize = 126;
-
     /// An empty list.
-    pub const fn new() -> MoveList {
-        MoveList {
-            moves: [Move::Pass; MoveList::CAPACITY],
-            len: 0,
-        }
+    pub fn new() -> MoveList {
+        MoveList::default()
     }
 
     fn push(&mut self, mv: Move) {
-        self.moves[self.len as usize] = mv;
-        self.len += 1;
-    }
-}
-
-impl Default for MoveList {
-    fn default() -> MoveList {
-        MoveList::new()
+        self.moves.push(mv);
     }
 }
 
 impl Deref for MoveList {
     type Target = [Move];
     fn deref(&self) -> &[Move] {
-        &self.moves[..self.len as usize]
+        &self.moves
     }
 }
 

@@ -78,6 +78,10 @@ pub struct View {
     pub turn_deadline: Option<Timestamp>,
     /// The winning seats, once finished.
     pub winners: Option<Vec<Seat>>,
+    /// The seat that knocked in the current hole (rule `knock`): the others are playing their
+    /// last turns. Absent when nobody knocked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub knocked: Option<Seat>,
     /// The viewer's seat (own view only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub you: Option<Seat>,
@@ -173,6 +177,7 @@ pub fn view(state: &State, viewer: Viewer) -> View {
         turn_started_at: state.turn_started_at,
         turn_deadline: turn_deadline(state),
         winners: state.winners.clone(),
+        knocked: state.knocked,
         you,
         legal_moves: you.map(|seat| seat_moves(state, seat)),
     }
@@ -245,8 +250,9 @@ pub fn redact_event(event: &Event, viewer: Viewer) -> Option<Value> {
     Some(json)
 }
 
-/// What one seat may see, for a bot to choose a move: small, `Copy`, built without allocation.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+/// What one seat may see, for a bot to choose a move: small, built without allocation (but for
+/// the reveals of a large grid, see [`MoveList`]).
+#[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Observation {
     /// The bot's seat.
     pub seat: Seat,
@@ -256,6 +262,8 @@ pub struct Observation {
     pub rules: Rules,
     /// The stage of the hole.
     pub stage: Option<Stage>,
+    /// Turns played in the hole so far.
+    pub turns: u32,
     /// The bot's own grid: the card when face up, `None` when face down.
     pub grid: Cells<Option<Card>>,
     /// The top of the discard pile.
@@ -280,6 +288,7 @@ pub fn observe(state: &State, seat: Seat) -> Observation {
         seats: state.seats,
         rules: state.rules,
         stage: state.stage,
+        turns: state.turns,
         grid,
         discard_top: state.discard.last().copied(),
         drawn: state

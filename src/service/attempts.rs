@@ -246,6 +246,7 @@ impl GameService {
                 Event::CardDiscarded { .. } => moves("discard"),
                 Event::CardFlipped { .. } => moves("flip"),
                 Event::FlipDeclined { .. } => moves("pass"),
+                Event::Knocked { .. } => moves("knock"),
                 Event::BotTookSeat { reason, .. } => self
                     .metrics
                     .seats_taken_by_bots

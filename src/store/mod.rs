@@ -336,10 +336,11 @@ pub trait EventStore: Send + Sync {
     ///
     /// Each game's version is checked on its own row: an append whose game is no longer at
     /// `head.version` (or was cancelled since, or is unknown) fails alone with `Conflict`,
-    /// writing nothing, and the others are written. Whatever else fails the batch (a taken seat
-    /// or recorded idempotency key, `Conflict` too; another writer holding one game's row,
-    /// `Busy`; a lost connection), it is then written one append at a time, so that only the
-    /// failing game's append fails, unless the database itself is `Unavailable`. Game rows are
+    /// writing nothing, and the others are written. When one game makes the database refuse the
+    /// batch (a taken seat or recorded idempotency key, `Conflict` too; another writer holding
+    /// its row, `Busy`), it is then written one append at a time, so that only that game's
+    /// append fails; any other failure (the database `Unavailable`, a lost connection after which
+    /// the batch may have committed) fails every append of the batch. Game rows are
     /// locked in id order, so that concurrent batches never deadlock. An append of no events
     /// only updates the row, still under the version check.
     async fn append(&self, appends: Vec<Append>) -> Vec<Result<Vec<Entry>, StoreError>>;

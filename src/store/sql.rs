@@ -170,14 +170,19 @@ impl<DB: Backend> SqlStore<DB> {
         }
     }
 
-    /// Writes `appends` in one batch, answering for each whether it was written. When the batch
-    /// fails, whatever the reason (one append's taken seat or recorded key, a lock timeout or a
-    /// lost connection on one game's row), writes each on its own, so that only the failing
-    /// game's append fails.
+    /// Writes `appends` in one batch, answering for each whether it was written. When the
+    /// database refused the batch because of one game (its taken seat or recorded key:
+    /// `Conflict`; another writer holding its row past `lock_timeout`: `Busy`), nothing was
+    /// written, and each is written on its own, so that only that game's append fails. Any other
+    /// failure is answered to all: after a lost connection the batch may have committed, and
+    /// writing it again would answer a stored move with a `Conflict` that the caller retries
+    /// as a new request.
     async fn write_each(&self, appends: &[Sealed<'_>]) -> Vec<Result<bool, StoreError>> {
         match Self::write(&self.pool, appends).await {
             Ok(written) => written.into_iter().map(Ok).collect(),
-            Err(_) if appends.len() > 1 => self.write_alone(appends).await,
+            Err(StoreError::Conflict | StoreError::Busy) if appends.len() > 1 => {
+                self.write_alone(appends).await
+            }
             Err(error) => vec![Err(error); appends.len()],
         }
     }

@@ -1,5 +1,7 @@
-// The in-browser audit (web/audit.js, web/jcs.js) run by Node on the logs of tests/vectors/: the
-// genuine ones verify, and each kind of forgery is found at the entry it touches, even with
+// The in-browser audit (web/audit.js, web/jcs.js) run by Node on the logs of tests/vectors/ and on
+// golf-log/2 exports of the server (tests/e2e/fixtures/: a 3x3 game with jokers, joker_value −3,
+// negative_pairs "keep" and 3 cards revealed; a 2x2 game with knocking, jokers and a
+// four-of-a-kind bonus, whose holes end by knocks): the genuine ones verify, and each kind of forgery is found at the entry it touches, even with
 // every hash recomputed. Node has the same WebCrypto as the browser, so no browser is needed.
 
 import { test } from 'node:test';
@@ -11,6 +13,9 @@ import { canonicalize } from '../../web/jcs.js';
 const vector = (name) => readFileSync(new URL(`../vectors/${name}`, import.meta.url), 'utf8');
 const RESHUFFLES = vector('log_two_seats_reshuffles.ndjson');
 const FOUR_SEATS = vector('log_four_seats_bots.ndjson');
+const fixture = (name) => readFileSync(new URL(`fixtures/${name}`, import.meta.url), 'utf8');
+const NINE_CARDS = fixture('golf-log-2-3x3-jokers.ndjson');
+const KNOCKS = fixture('golf-log-2-2x2-knock.ndjson');
 
 const parse = (text) => text.trimEnd().split('\n').map((line) => JSON.parse(line));
 
@@ -98,4 +103,55 @@ test('another seed, a salt, a line not canonical or a log cut short are each fou
   const cut = await auditLog(await write(parse(FOUR_SEATS).slice(0, -1)));
   assert.equal(outcome(cut, 'complete'), 'failed');
   assert.equal(cut.verified, false);
+});
+
+test('golf-log/2 exports verify: 54-card decks, 3x3 and 2x2 grids, jokers, knocks', async () => {
+  for (const text of [NINE_CARDS, KNOCKS]) {
+    const entries = parse(text);
+    assert.equal(entries[0].data.format, 'golf-log/2');
+    const report = await auditLog(text);
+    assert.equal(report.verified, true, JSON.stringify(report.findings));
+    assert.ok(report.checks.every((check) => check.outcome === 'ok'));
+    assert.ok(entries.filter((entry) => entry.type === 'hole_dealt').every((entry) => entry.data.deck.length === 54));
+  }
+  const nine = await auditLog(NINE_CARDS);
+  assert.deepEqual(nine.steps.at(-1).shape, { rows: 3, columns: 3 });
+  assert.ok(nine.steps.at(-1).players.every((player) => player.grid.length === 9));
+  const knocks = parse(KNOCKS);
+  assert.ok(knocks.some((entry) => entry.type === 'knocked'));
+  assert.ok(knocks.some((entry) => entry.type === 'hole_ended' && entry.data.reason === 'knock'));
+});
+
+test('golf-log/2: a card changed, with the chain recomputed, fails at that entry', async () => {
+  const entries = parse(NINE_CARDS);
+  const swap = entries.find((entry) => entry.type === 'card_swapped');
+  swap.data.card = swap.data.card === 'JR' ? 'JB' : 'JR';
+  const report = await auditLog(await write(entries));
+  assert.equal(report.firstBadSeq, swap.seq);
+  assert.equal(report.findings[0].check, 'cards');
+  assert.equal(outcome(report, 'hash_chain'), 'ok');
+});
+
+test('golf-log/2: the joker value changed, with the chain recomputed, fails at the first hole scored with a joker', async () => {
+  const entries = parse(NINE_CARDS);
+  entries[0].data.rules.joker_value = -5;
+  const report = await auditLog(await write(entries));
+  const withJoker = entries.find((entry) => entry.type === 'hole_ended' && entry.data.grids.flat().some((card) => ['JR', 'JB'].includes(card)));
+  assert.equal(report.firstBadSeq, withJoker.seq);
+  assert.equal(report.findings[0].check, 'scores');
+});
+
+test('golf-log/2: a score after a knock, or a knock the rules do not allow, is found at its entry', async () => {
+  const scored = parse(KNOCKS);
+  const ended = scored.find((entry) => entry.type === 'hole_ended' && entry.data.reason === 'knock');
+  ended.data.scores[1] -= 1;
+  const score = await auditLog(await write(scored));
+  assert.equal(score.firstBadSeq, ended.seq);
+  assert.equal(score.findings[0].check, 'scores');
+
+  const forbidden = parse(KNOCKS);
+  forbidden[0].data.rules.knock = false;
+  const knock = await auditLog(await write(forbidden));
+  assert.equal(knock.firstBadSeq, forbidden.find((entry) => entry.type === 'knocked').seq);
+  assert.equal(knock.findings[0].key, 'knock_refused');
 });

@@ -104,10 +104,10 @@ for (const lang of ['fr', 'en']) {
 
     await press(page, say(lang, 'table.seat_bot'));
     await until(page, () => document.querySelector('[data-testid="my-grid"] button.card'));
-    assert.match(await status(page), new RegExp(escape(say(lang, 'status.reveal_yours'))));
+    assert.match(await status(page), new RegExp(escape(say(lang, 'status.reveal_yours', { count: 2 }))));
     await axe(page, `table, reveal (${lang})`);
     await press(page, say(lang, 'table.card_action', { action: say(lang, 'move.choose', { position: 1 }), card: cardName(lang, null) }));
-    await press(page, new RegExp(`^${escape(say(lang, 'move.reveal', { first: 1, second: 2 }))}`));
+    await press(page, new RegExp(`^${escape(say(lang, 'move.reveal', { positions: new Intl.ListFormat(lang, { type: 'conjunction' }).format(['1', '2']), count: 2 }))}`));
 
     // The cards' names are the view's cards, in the page's language.
     const drawText = say(lang, 'status.yours.draw');

@@ -238,7 +238,7 @@ test('an invited player joins through the link, and the host\'s table follows li
 
   // The host's page learns it from the stream alone.
   const viewsBefore = requests.filter((request) => request.url.endsWith('/view')).length;
-  await host.page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.textContent.includes('Turn two of your cards'));
+  await host.page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.textContent.includes('of your cards face up'));
   const streams = requests.filter((request) => request.url.endsWith(`/v1/games/${game}/stream`));
   assert.ok(streams.length >= 1, 'the host follows the stream');
   assert.equal(streams[0].headers.authorization, `Bearer ${seat.token}`, 'the token travels in the header');

@@ -1,7 +1,9 @@
 // A small Golf bot on types that openapi-typescript generates from openapi/openapi.json, calling
 // the API with openapi-fetch. It takes a seat (in the game given by --game, or in one it creates,
-// where --bot seats the server's bots in the other seats), plays every move it is offered by
-// choosing one entry of `legal_moves` and sending it back unchanged, waits for the other seats on
+// where --bot seats the server's bots in the other seats; --grid, --jokers and --knock create it
+// under house rules), plays every move it is offered by choosing one entry of `legal_moves` and
+// sending it back unchanged (knocking, when the rules allow it, once at most one of its cards is
+// face down), waits for the other seats on
 // the game's stream, and prints the totals and winners once the game is finished. Generate the
 // types first (see the README, "Writing a client"): "golf-api" is the generated file.
 import { parseArgs } from "node:util";
@@ -74,7 +76,8 @@ function gain(view: View, grid: Grid, position: number, card: Card): number {
 /**
  * One entry of the view's `legal_moves`, as the server wrote it.
  *
- * Reveal any two cards; take the discard when placing it saves points, else draw from the stock;
+ * Reveal the first cards offered (however many the rules ask); knock when it is offered and at most
+ * one card is face down; take the discard when placing it saves points, else draw from the stock;
  * swap the drawn card where it saves the most, or discard it when it would save nothing; flip the
  * first face-down card when a flip is offered.
  */
@@ -84,6 +87,10 @@ function choose(view: View): Move {
   const first = <T extends Move["type"]>(type: T) =>
     moves.find((m): m is Extract<Move, { type: T }> => m.type === type);
   if (view.stage === "draw") {
+    const knock = first("knock");
+    if (knock && grid.filter((card) => card === null).length <= 1) {
+      return knock;
+    }
     const top = view.discard_top;
     const worthTaking = typeof top === "string" && grid.some((_, p) => gain(view, grid, p, top) >= GOOD_GAIN);
     const fromDiscard = moves.find((m) => m.type === "draw" && m.source === "discard");
@@ -150,6 +157,7 @@ interface Options {
   seats: number;
   holes: number;
   bot?: components["schemas"]["BotKind"];
+  rules: components["schemas"]["RulesInput"];
 }
 
 /** Joins --game, or creates a game, joins it and seats --bot bots in the other seats. */
@@ -157,7 +165,7 @@ async function takeSeat(options: Options): Promise<{ id: string; token: string }
   let id = options.game;
   let host: Api | undefined;
   if (id === undefined) {
-    const body = { seats: options.seats, holes: options.holes };
+    const body = { seats: options.seats, holes: options.holes, rules: options.rules };
     const created = expect("create", await client(options.url).POST("/v1/games", { body }));
     id = created.id;
     host = client(options.url, created.host_token);
@@ -216,8 +224,16 @@ function parseOptions(): Options {
       seats: { type: "string", default: "2" },
       holes: { type: "string", default: "1" },
       bot: { type: "string" },
+      grid: { type: "string", default: "2x3" },
+      jokers: { type: "boolean", default: false },
+      knock: { type: "boolean", default: false },
     },
   });
+  const grid = values.grid;
+  if (grid !== "2x2" && grid !== "2x3" && grid !== "2x4" && grid !== "3x3") {
+    console.error("--grid: 2x2, 2x3, 2x4 or 3x3");
+    process.exit(2);
+  }
   const bot = values.bot;
   if (bot !== undefined && bot !== "random" && bot !== "greedy") {
     console.error("--bot: random or greedy");
@@ -230,6 +246,7 @@ function parseOptions(): Options {
     seats: Number(values.seats),
     holes: Number(values.holes),
     bot,
+    rules: { grid, jokers: values.jokers ? 2 : 0, knock: values.knock },
   };
 }
 
