@@ -25,7 +25,9 @@ const TOKEN_EXAMPLE: &str = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15
 #[schema(example = json!({"username": "ada", "display_name": "Ada"}))]
 pub struct CreateAccountBody {
     /// 3 to 24 of `a-z 0-9 _ -`, starting with a letter; stored and compared lowercase. Names
-    /// starting with `bot-` are reserved for the built-in bots.
+    /// starting with `bot-` are reserved for the built-in bots. The pattern ends with "no
+    /// character follows" rather than `$`, which Python's `re` also matches before a final newline.
+    #[schema(pattern = r"^(?![Bb][Oo][Tt]-)[A-Za-z][A-Za-z0-9_-]{2,23}(?![\s\S])")]
     pub username: String,
     /// See [`constraints::player_name`]; defaults to the username.
     #[serde(default)]

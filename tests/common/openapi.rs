@@ -176,6 +176,9 @@ pub fn validate(spec: &Value, schema: &Value, value: &Value, at: &str) -> Result
     Ok(())
 }
 
+/// The pattern of `CreateAccountBody.username` (src/api/accounts.rs).
+const USERNAME_PATTERN: &str = r"^(?![Bb][Oo][Tt]-)[A-Za-z][A-Za-z0-9_-]{2,23}(?![\s\S])";
+
 /// Whether `text` matches `pattern`, one of the spec's patterns: lowercase hex, or the name and
 /// client seed patterns, judged by the rules they stand for (`constraints` checks that they say
 /// those rules).
@@ -189,6 +192,13 @@ fn matches_pattern(pattern: &str, text: &str, at: &str) -> bool {
         PlayerName::choose(text).is_ok() || text.chars().count() > 40
     } else if pattern == client_seed_pattern() {
         ClientSeed::choose(text).is_ok() || text.chars().count() > 64
+    } else if pattern == USERNAME_PATTERN {
+        (3..=24).contains(&text.len())
+            && text.starts_with(|c: char| c.is_ascii_alphabetic())
+            && text
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_-".contains(c))
+            && !text.to_ascii_lowercase().starts_with("bot-")
     } else {
         panic!("{at}: a pattern this test cannot judge: {pattern}")
     }
