@@ -2,8 +2,7 @@
 //! their live stream as Server-Sent Events.
 
 use actix_web::web::{Bytes, Data, Query};
-use actix_web::{HttpRequest, HttpResponse, ResponseError, get};
-use futures_util::StreamExt;
+use actix_web::{HttpRequest, HttpResponse, get};
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 use utoipa::openapi::schema::{ObjectBuilder, Type};
@@ -11,9 +10,10 @@ use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use crate::api::http::{bearer, private};
-use crate::api::limits::Limits;
 use crate::api::problem::{ApiError, Problem};
-use crate::api::stream::{KEEP_ALIVE_COMMENT, StreamQuery, last_event_id, messages, resume_after};
+use crate::api::stream::{
+    KEEP_ALIVE_COMMENT, StreamQuery, event_stream, last_event_id, messages, resume_after,
+};
 use crate::api::{AppState, docs};
 use crate::engine::{Seat, Status};
 use crate::service::account_games::{AccountEventsPage, AccountGamesPage};
@@ -244,23 +244,10 @@ pub async fn account_stream(
         .service
         .account_stream(token.as_deref(), after)
         .await?;
-    let slot = match request
-        .app_data::<Data<Limits>>()
-        .map(|l| l.open_stream(&request))
-    {
-        Some(Err(too_many)) => return Ok(too_many.error_response()),
-        Some(Ok(slot)) => slot,
-        None => None,
-    };
-    let events = events(stream, state.stopping.clone()).map(move |item| {
-        // The slot is the client's until its stream ends.
-        let _held = &slot;
-        item
-    });
-    Ok(private(HttpResponse::Ok())
-        .content_type("text/event-stream")
-        .insert_header(("X-Accel-Buffering", "no"))
-        .streaming(events))
+    Ok(event_stream(
+        &request,
+        events(stream, state.stopping.clone()),
+    ))
 }
 
 /// The body: messages until the server stops (clients then resume elsewhere with

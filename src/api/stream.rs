@@ -54,24 +54,33 @@ pub async fn stream(
         Err(detail) => ParsedLater::malformed(detail),
     };
     let live = state.service.live_log(*id, token.as_deref(), after).await?;
+    Ok(event_stream(&request, events(live, state.stopping.clone())))
+}
+
+/// Answers `messages` as a server-sent event stream held in one of the client's stream slots
+/// until it ends, or 429 `too_many_streams` when the client holds them all.
+pub fn event_stream(
+    request: &HttpRequest,
+    messages: impl futures_util::Stream<Item = Result<Bytes, actix_web::Error>> + 'static,
+) -> HttpResponse {
     let slot = match request
         .app_data::<Data<Limits>>()
-        .map(|l| l.open_stream(&request))
+        .map(|l| l.open_stream(request))
     {
-        Some(Err(too_many)) => return Ok(too_many.error_response()),
+        Some(Err(too_many)) => return too_many.error_response(),
         Some(Ok(slot)) => slot,
         None => None,
     };
-    let events = events(live, state.stopping.clone()).map(move |item| {
+    let held = messages.map(move |item| {
         // The slot is the client's until its stream ends.
         let _held = &slot;
         item
     });
-    Ok(private(HttpResponse::Ok())
+    private(HttpResponse::Ok())
         .content_type("text/event-stream")
         // Proxies that buffer responses (nginx) would hold the events back.
         .insert_header(("X-Accel-Buffering", "no"))
-        .streaming(events))
+        .streaming(held)
 }
 
 /// The query of a stream: `after`, and the `token` of clients that cannot set headers.
