@@ -192,7 +192,7 @@ test('two accounts play a game: My games puts "your turn" first, and turns elsew
 
   // The profile counts the game; signing out forgets the account and its seats here.
   await bob.page.goto(`${BASE}/#/player/${adaName}`);
-  await bob.page.getByRole('heading', { name: 'Ada <b>' }).waitFor();
+  await bob.page.getByRole('heading', { level: 1, name: 'Ada <b>' }).waitFor();
   assert.match(await bob.page.getByTestId('profile').textContent(), /1 game played/);
   await bob.page.locator(`[data-game="${game}"]`).getByRole('link', { name: 'Replay' }).waitFor();
   await axe(bob.page, 'profile');
