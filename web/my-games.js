@@ -13,7 +13,7 @@ const YOUR_TURN_LIMIT = 100;
 const PAGE = 20;
 
 export function myGamesPanel(signal) {
-  const list = h('ul', { class: 'games', 'data-testid': 'my-games', 'aria-live': 'polite' });
+  const list = h('ul', { class: 'games', 'data-testid': 'my-games' });
   const more = h('button', { type: 'button', class: 'secondary', hidden: true }, t('lobby.more_games'));
   const section = h('section', { class: 'panel', 'aria-labelledby': 'my-games-title' },
     h('h2', { id: 'my-games-title' }, t('my_games.title')),

@@ -8,7 +8,8 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { api, axe, BASE, DESKTOP, launch, openPage, screenshots } from './support.mjs';
+import { join } from 'node:path';
+import { api, axe, BASE, DESKTOP, launch, OUT, openPage, screenshots } from './support.mjs';
 
 let browser;
 
@@ -175,6 +176,7 @@ test('two accounts play a game: My games puts "your turn" first, and turns elsew
         await notice.waitFor();
         assert.match(await notice.textContent(), new RegExp(`It is your turn in game ${game.slice(0, 8)}; play by `));
         await axe(bob.page, 'lobby-turn-notice');
+        await bob.page.screenshot({ path: join(OUT, 'turn-notice.png') });
         await notice.getByRole('link', { name: 'Open the game' }).click();
         await bob.page.getByTestId('my-grid').waitFor();
         assert.equal(await bob.page.getByTestId('turns').isHidden(), true, 'the notice goes once the game is open');
