@@ -87,7 +87,9 @@ impl AnalysisWorker {
 
 /// Queues `id` unless it is pending.
 fn queue_once(jobs: &SyncSender<Uuid>, pending: &Pending, id: Uuid) {
-    let mut pending = pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut pending = pending
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     if pending.contains(&id) {
         return;
     }
@@ -137,7 +139,10 @@ impl Thread {
                         tracing::warn!(game_id = %id, %error, "an analysis is left for later");
                         store = None;
                     }
-                    self.pending.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
+                    self.pending
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .remove(&id);
                     sweep_due = false;
                 }
                 Err(RecvTimeoutError::Timeout) => sweep_due = self.sweeper.is_some(),
@@ -197,10 +202,11 @@ impl Thread {
                 })
             })
             .collect();
-        let analysis = log
-            .map_err(StoreError::Corrupt)
-            .and_then(|log| analyze(&log, ANALYSIS_SAMPLES).map_err(|e| StoreError::Corrupt(e.to_string())))?;
-        let json = serde_json::to_string(&analysis).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let analysis = log.map_err(StoreError::Corrupt).and_then(|log| {
+            analyze(&log, ANALYSIS_SAMPLES).map_err(|e| StoreError::Corrupt(e.to_string()))
+        })?;
+        let json =
+            serde_json::to_string(&analysis).map_err(|e| StoreError::Corrupt(e.to_string()))?;
         store.record_analysis(id, &json).await
     }
 }
