@@ -64,7 +64,8 @@ impl Application {
         let stopping = CancellationToken::new();
         let service = GameService::new(store, metrics.games(), audit_store(config))
             .with_clock(clock)
-            .with_default_turn_timeout(config.turn_timeout_s);
+            .with_default_turn_timeout(config.turn_timeout_s)
+            .with_analyses(config.analysis_threads, audit_store(config));
         spawn_sweeper(
             service.clone(),
             config.sweep_interval,

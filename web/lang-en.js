@@ -100,6 +100,7 @@ export default {
   'game.status.playing': 'playing',
   'game.status.finished': 'finished',
   'bot.greedy': 'greedy',
+  'bot.expert': 'expert',
   'bot.random': 'random',
   'bot.name': 'Bot {number}',
 

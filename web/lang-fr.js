@@ -100,6 +100,7 @@ export default {
   'game.status.playing': 'en cours',
   'game.status.finished': 'terminée',
   'bot.greedy': 'glouton',
+  'bot.expert': 'expert',
   'bot.random': 'au hasard',
   'bot.name': 'Robot {number}',
 

@@ -103,7 +103,7 @@ function createForm(navigate, account) {
   const clientSeed = h('input', { name: 'client_seed', maxlength: 64, autocomplete: 'off' });
   const seats = h('select', { name: 'seats' }, options([['2', '2'], ['3', '3'], ['4', '4']], '4'));
   const bots = h('select', { name: 'bots' });
-  const strategy = h('select', { name: 'strategy' }, options([['greedy', t('bot.greedy')], ['random', t('bot.random')]], 'greedy'));
+  const strategy = h('select', { name: 'strategy' }, options([['greedy', t('bot.greedy')], ['expert', t('bot.expert')], ['random', t('bot.random')]], 'greedy'));
   const holes = h('input', { name: 'holes', type: 'number', min: 1, max: 18, value: '9', required: true });
   const finalTurns = h('input', { name: 'final_turns', type: 'checkbox' });
   const flip = h('select', { name: 'flip_after_discard' },
