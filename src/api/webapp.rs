@@ -65,6 +65,7 @@ const ASSETS: &[Asset] = &[
     asset!("cards.js", JAVASCRIPT),
     asset!("scoring.js", JAVASCRIPT),
     asset!("replay.js", JAVASCRIPT),
+    asset!("analysis.js", JAVASCRIPT),
     asset!("audit.js", JAVASCRIPT),
     asset!("jcs.js", JAVASCRIPT),
     asset!("account.js", JAVASCRIPT),
