@@ -36,7 +36,7 @@ export async function followAnalysis(game, wanted, onChange) {
 }
 
 // The decisions worth marking on the slider, in log order.
-export function markedDecisions(analysis) {
+function markedDecisions(analysis) {
   return analysis ? analysis.decisions.filter((decision) => MARKED.includes(decision.label)) : [];
 }
 
