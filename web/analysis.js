@@ -45,13 +45,13 @@ function markedDecisions(analysis) {
 export function analysisPanel(status, names, go) {
   const heading = h('h2', {}, t('analysis.title'));
   if (status.state !== 'done') {
-    return h('section', { class: 'panel analysis', 'data-testid': 'analysis' }, heading,
+    return h('section', { class: 'panel', 'data-testid': 'analysis' }, heading,
       h('p', { 'data-testid': 'analysis-status', 'data-state': status.state }, t(`analysis.${status.state}`)));
   }
   const { analysis } = status;
   const marked = markedDecisions(analysis);
   const number = (value) => h('td', {}, formatNumber(value));
-  return h('section', { class: 'panel analysis', 'data-testid': 'analysis' }, heading,
+  return h('section', { class: 'panel', 'data-testid': 'analysis' }, heading,
     h('p', { 'data-testid': 'analysis-status', 'data-state': 'done' }, t('analysis.engine', { engine: analysis.engine })),
     h('p', { class: 'muted' }, t('analysis.thresholds')),
     h('div', { class: 'scroll', tabindex: '0', role: 'region', 'aria-label': t('analysis.summary') }, h('table', { class: 'scores', 'data-testid': 'analysis-seats' },
