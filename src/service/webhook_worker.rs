@@ -74,10 +74,10 @@ impl GameService {
         let accounts = self.store.webhooks().webhook_accounts().await?;
         listening.retain(|account, _| accounts.binary_search(account).is_ok());
         for account in accounts {
-            if !listening.contains_key(&account) {
-                let subscription = self.store.changes().subscribe(wake_key(&account));
-                listening.insert(account, subscription);
-            }
+            let key = wake_key(&account);
+            listening
+                .entry(account)
+                .or_insert_with(|| self.store.changes().subscribe(key));
         }
         Ok(())
     }
