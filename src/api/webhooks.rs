@@ -34,6 +34,7 @@ pub struct DeliveriesQuery {
         (status = 200, description = "The webhook and its new secret (shown here only)", body = RegisteredWebhook, example = json!({"url": URL_EXAMPLE, "events": ["game_ended", "your_turn"], "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwqL0BHfT3u6A="})),
         docs::Unauthorized,
         docs::BodyProblems,
+        (status = 409, description = "database_busy: another write held the webhook past the lock timeout (nothing was applied)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "invalid_webhook_url: not https, or resolving to an address deliveries may not reach; out_of_range: an empty events", body = Problem, content_type = "application/problem+json"),
         docs::DatabaseFailures,
     )
@@ -79,6 +80,7 @@ pub async fn get_webhook(
     responses(
         (status = 204, description = "Removed: nothing more is delivered"),
         docs::Unauthorized,
+        (status = 409, description = "database_busy: another write held the webhook past the lock timeout (nothing was applied)", body = Problem, content_type = "application/problem+json"),
         docs::DatabaseFailures,
     )
 )]
