@@ -91,6 +91,18 @@ async fn started_game(app: &TestApp, first: &str, second: &str) -> (String, Vec<
     (id, seats)
 }
 
+/// `delivery` is JSON, signed with `secret`, stamped with the time it was sent.
+fn assert_signed_now(delivery: &common::webhooks::Received, secret: &str) {
+    assert!(signed_by(delivery, secret), "{delivery:?}");
+    assert_eq!(delivery.header("content-type"), "application/json");
+    let sent: i64 = delivery.header("webhook-timestamp").parse().unwrap();
+    let now = chrono::Utc::now().timestamp();
+    assert!(
+        (now - sent).abs() < 120,
+        "{sent} is not the time of the attempt"
+    );
+}
+
 async fn a_game_of_two_accounts_is_delivered_signed(backend: Backend) {
     // Each account's receiver gets every event its filter takes, once, signed, the body as
     // /v1/account/events serves it; the log shows each acknowledged attempt.
@@ -128,23 +140,16 @@ async fn a_game_of_two_accounts_is_delivered_signed(backend: Backend) {
         sorted, ada_events,
         "every event once, as the events page shows it"
     );
-    let now = chrono::Utc::now().timestamp();
     for delivery in &to_ada {
-        assert!(signed_by(delivery, &ada_secret), "{delivery:?}");
+        assert_signed_now(delivery, &ada_secret);
         assert!(!signed_by(delivery, &bob_secret));
-        assert_eq!(delivery.header("content-type"), "application/json");
-        let sent: i64 = delivery.header("webhook-timestamp").parse().unwrap();
-        assert!(
-            (now - sent).abs() < 120,
-            "{sent} is not the time of the attempt"
-        );
     }
     let ids: std::collections::HashSet<&str> =
         to_ada.iter().map(|r| r.header("webhook-id")).collect();
     assert_eq!(ids.len(), to_ada.len(), "one webhook-id per event");
     assert_eq!(to_bob.len(), 1, "bob's filter takes game_ended only");
     assert_eq!(to_bob[0].json()["type"], "game_ended");
-    assert!(signed_by(&to_bob[0], &bob_secret));
+    assert_signed_now(&to_bob[0], &bob_secret);
     let log = eventually("the last attempt is logged", || async {
         let log = deliveries(&app, &ada).await;
         (log.len() == ada_events.len()).then_some(log)
@@ -268,6 +273,29 @@ async fn a_redirect_is_a_failed_attempt_and_is_not_followed(backend: Backend) {
     assert_eq!(redirecting.received().len(), 2);
 }
 
+/// URLs the address guard refuses at registration: `port` is the receiver's.
+fn refused_urls(port: &str) -> Vec<String> {
+    vec![
+        "https://127.0.0.1/hook".to_owned(),
+        format!("https://127.0.0.1:{port}/hook"),
+        "https://10.1.2.3/hook".to_owned(),
+        "https://172.20.0.1/hook".to_owned(),
+        "https://192.168.0.1/hook".to_owned(),
+        "https://169.254.169.254/latest/meta-data".to_owned(),
+        "https://100.64.0.1/hook".to_owned(),
+        "https://[::1]/hook".to_owned(),
+        "https://[::ffff:127.0.0.1]/hook".to_owned(),
+        "https://[::ffff:a9fe:a9fe]/hook".to_owned(),
+        "https://[fd00::1]/hook".to_owned(),
+        "https://[fe80::1]/hook".to_owned(),
+        "https://internal.example/hook".to_owned(),
+        "https://mixed.example/hook".to_owned(),
+        "https://unknown.example/hook".to_owned(),
+        "http://hooks.example/hook".to_owned(),
+        "ftp://hooks.example/hook".to_owned(),
+    ]
+}
+
 async fn the_address_guard_refuses_private_addresses(backend: Backend) {
     // Without GOLF_WEBHOOK_ALLOW_PRIVATE, loopback, private, link-local and IPv4-mapped
     // addresses are refused at registration, literal or resolved; a name that resolved to a
@@ -287,26 +315,7 @@ async fn the_address_guard_refuses_private_addresses(backend: Backend) {
     let port = receiver.base.rsplit(':').next().unwrap().to_owned();
     let ada = account(&app, "ada").await;
     let bob = account(&app, "bob").await;
-    let refused = [
-        "https://127.0.0.1/hook".to_owned(),
-        format!("https://127.0.0.1:{port}/hook"),
-        "https://10.1.2.3/hook".to_owned(),
-        "https://172.20.0.1/hook".to_owned(),
-        "https://192.168.0.1/hook".to_owned(),
-        "https://169.254.169.254/latest/meta-data".to_owned(),
-        "https://100.64.0.1/hook".to_owned(),
-        "https://[::1]/hook".to_owned(),
-        "https://[::ffff:127.0.0.1]/hook".to_owned(),
-        "https://[::ffff:a9fe:a9fe]/hook".to_owned(),
-        "https://[fd00::1]/hook".to_owned(),
-        "https://[fe80::1]/hook".to_owned(),
-        "https://internal.example/hook".to_owned(),
-        "https://mixed.example/hook".to_owned(),
-        "https://unknown.example/hook".to_owned(),
-        "http://hooks.example/hook".to_owned(),
-        "ftp://hooks.example/hook".to_owned(),
-    ];
-    for url in refused {
+    for url in refused_urls(&port) {
         let (status, problem) = put_webhook(&app, &ada, json!({"url": url})).await;
         assert_eq!(
             (status, &problem["code"]),
@@ -336,8 +345,8 @@ async fn the_address_guard_refuses_private_addresses(backend: Backend) {
 }
 
 async fn the_webhook_endpoints_answer_their_refusals(backend: Backend) {
-    // Without a token, 401; a bad body, 400; an empty filter or a bad limit, 422; without a
-    // webhook, GET is 404 and DELETE 204; after DELETE, nothing remains.
+    // Without a token, 401; a bad body, 400; an empty filter, a bad URL or a bad limit, 422;
+    // without a webhook, GET is 404.
     let app = spawn_app(backend).await;
     let ada = account(&app, "ada").await;
     let code = |response: Value| response["code"].as_str().unwrap_or_default().to_owned();
@@ -383,6 +392,12 @@ async fn the_webhook_endpoints_answer_their_refusals(backend: Backend) {
     let path = "/v1/account/webhook/deliveries?limit=0";
     let response = app.send(Method::GET, path, None, Some(&ada)).await;
     assert_eq!(response.status(), 422);
+}
+
+async fn every_put_rotates_the_secret_and_delete_removes_the_webhook(backend: Backend) {
+    // Two PUTs answer two secrets; DELETE is 204 (again without a webhook), then GET is 404.
+    let app = spawn_app(backend).await;
+    let ada = account(&app, "ada").await;
     let (status, first) = put_webhook(&app, &ada, json!({"url": "https://1.1.1.1/a"})).await;
     assert_eq!(status, 200);
     let (_, second) = put_webhook(&app, &ada, json!({"url": "https://1.1.1.1/a"})).await;
@@ -442,6 +457,7 @@ on_both_backends!(
     a_redirect_is_a_failed_attempt_and_is_not_followed,
     the_address_guard_refuses_private_addresses,
     the_webhook_endpoints_answer_their_refusals,
+    every_put_rotates_the_secret_and_delete_removes_the_webhook,
 );
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

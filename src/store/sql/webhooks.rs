@@ -348,29 +348,7 @@ where
         .bind(record.duration_ms)
         .execute(&mut *tx)
         .await?;
-        let health = match (attempt.acknowledged, attempt.next) {
-            (true, _) => "UPDATE webhooks SET failing_since = NULL WHERE account = $1",
-            (false, NextStep::Disable) => {
-                "UPDATE webhooks SET disabled = true, \
-                     failing_since = COALESCE(failing_since, $2) WHERE account = $1"
-            }
-            (false, _) => {
-                "UPDATE webhooks SET failing_since = COALESCE(failing_since, $2) \
-                 WHERE account = $1"
-            }
-        };
-        let query = sqlx::query(health).bind(account);
-        let query = match attempt.acknowledged {
-            true => query,
-            false => query.bind(&record.at),
-        };
-        query.execute(&mut *tx).await?;
-        if attempt.next == NextStep::Disable {
-            sqlx::query("DELETE FROM webhook_deliveries WHERE account = $1")
-                .bind(account)
-                .execute(&mut *tx)
-                .await?;
-        }
+        Self::record_health(&mut tx, attempt).await?;
         tx.commit().await?;
         Ok(true)
     }
@@ -391,5 +369,45 @@ where
             .execute(&self.pool)
             .await?;
         Ok(DB::rows_affected(&purged))
+    }
+}
+
+impl<DB> SqlStore<DB>
+where
+    DB: Backend,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'a> &'a str: Bind<DB>,
+{
+    /// What an attempt says of its webhook: working again, failing since when, or disabled by
+    /// a 410 (its other deliveries dropped).
+    async fn record_health(
+        tx: &mut sqlx::Transaction<'static, DB>,
+        attempt: &AttemptMade,
+    ) -> Result<(), StoreError> {
+        let account = attempt.account.as_str();
+        let health = match (attempt.acknowledged, attempt.next) {
+            (true, _) => "UPDATE webhooks SET failing_since = NULL WHERE account = $1",
+            (false, NextStep::Disable) => {
+                "UPDATE webhooks SET disabled = true, \
+                     failing_since = COALESCE(failing_since, $2) WHERE account = $1"
+            }
+            (false, _) => {
+                "UPDATE webhooks SET failing_since = COALESCE(failing_since, $2) \
+                 WHERE account = $1"
+            }
+        };
+        let query = sqlx::query(health).bind(account);
+        let query = match attempt.acknowledged {
+            true => query,
+            false => query.bind(attempt.record.at.as_str()),
+        };
+        query.execute(&mut **tx).await?;
+        if attempt.next == NextStep::Disable {
+            sqlx::query("DELETE FROM webhook_deliveries WHERE account = $1")
+                .bind(account)
+                .execute(&mut **tx)
+                .await?;
+        }
+        Ok(())
     }
 }
