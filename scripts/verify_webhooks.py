@@ -14,6 +14,7 @@ import json
 import queue
 import sys
 import threading
+import time
 import urllib.request
 import uuid
 
@@ -67,12 +68,15 @@ def main():
     game = call(args.url, "POST", "/v1/games", {"seats": 2, "holes": 1}, ada)["id"]
     for token in (ada, bob):
         call(args.url, "POST", f"/v1/games/{game}/players", {}, token)
+    started = time.monotonic()
     # The game started: ada gets game_started, and your_turn for the initial reveal.
     verifier = Webhook(secret)
     deliveries = []
     for _ in range(2):
         try:
             deliveries.append(received.get(timeout=DELIVERY_TIMEOUT_S))
+            if len(deliveries) == 1:
+                waited_ms = (time.monotonic() - started) * 1000
         except queue.Empty:
             sys.exit(f"verify_webhooks: only {len(deliveries)} deliveries within {DELIVERY_TIMEOUT_S} s")
     for number, (headers, body) in enumerate(deliveries):
@@ -93,6 +97,7 @@ def main():
         sys.exit("verify_webhooks: a tampered body verified")
     except WebhookVerificationError:
         print("standardwebhooks refuses the same delivery with its body altered: OK")
+    print(f"the first delivery arrived {waited_ms:.0f} ms after the join that started the game")
     server.shutdown()
 
 

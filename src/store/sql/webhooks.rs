@@ -131,6 +131,7 @@ where
     for<'r> (i64, String): FromRow<'r, DB::Row>,
     for<'r> (String,): FromRow<'r, DB::Row>,
     for<'r> (Option<String>,): FromRow<'r, DB::Row>,
+    for<'r> (i64,): FromRow<'r, DB::Row>,
 {
     async fn put_webhook(
         &self,
@@ -226,6 +227,18 @@ where
     }
 
     async fn enqueue_deliveries(&self, now: Timestamp, limit: i64) -> Result<u64, StoreError> {
+        // A read first: most passes find nothing new, and need not take SQLite's write lock
+        // (or a transaction) to learn it.
+        let behind: Option<(i64,)> = sqlx::query_as(
+            "SELECT a.last_event_id FROM webhooks AS w JOIN accounts AS a \
+                 ON a.username = w.account \
+             WHERE NOT w.disabled AND a.last_event_id > w.enqueued_to LIMIT 1",
+        )
+        .fetch_optional(&self.pool)
+        .await?;
+        if behind.is_none() {
+            return Ok(0);
+        }
         let mut tx = DB::begin_write(&self.pool).await?;
         let hooks: Vec<PendingHook> = sqlx::query_as(DB::WEBHOOK_STATEMENTS.hooks_behind)
             .bind(limit)
@@ -234,45 +247,7 @@ where
         let due = now.to_string();
         let mut enqueued = 0;
         for hook in hooks {
-            let filter = parse_filter(hook.events.as_deref())?;
-            // Bounded by the last id read with the webhook: a later event is the next pass's.
-            let events: Vec<(i64, String)> = sqlx::query_as(
-                "SELECT id, type FROM account_events \
-                 WHERE account = $1 AND id > $2 AND id <= $3 ORDER BY id LIMIT $4",
-            )
-            .bind(&hook.account)
-            .bind(hook.enqueued_to)
-            .bind(hook.last_event_id)
-            .bind(EVENTS_PER_PASS)
-            .fetch_all(&mut *tx)
-            .await?;
-            let reached = match events.last() {
-                Some((id, _)) if events.len() as i64 == EVENTS_PER_PASS => *id,
-                // Every event up to the last id was read (or purged).
-                _ => hook.last_event_id,
-            };
-            let wanted = events.iter().filter(|(_, kind)| {
-                filter
-                    .as_ref()
-                    .is_none_or(|types| types.iter().any(|t| t == kind))
-            });
-            for (id, _) in wanted {
-                let inserted = sqlx::query(
-                    "INSERT INTO webhook_deliveries (account, event_id, attempts, due_at) \
-                     VALUES ($1, $2, 0, $3) ON CONFLICT (account, event_id) DO NOTHING",
-                )
-                .bind(&hook.account)
-                .bind(*id)
-                .bind(&due)
-                .execute(&mut *tx)
-                .await?;
-                enqueued += DB::rows_affected(&inserted);
-            }
-            sqlx::query("UPDATE webhooks SET enqueued_to = $2 WHERE account = $1")
-                .bind(&hook.account)
-                .bind(reached)
-                .execute(&mut *tx)
-                .await?;
+            enqueued += Self::enqueue_for(&mut tx, &hook, &due).await?;
         }
         tx.commit().await?;
         Ok(enqueued)
@@ -377,7 +352,59 @@ where
     DB: Backend,
     for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
     for<'a> &'a str: Bind<DB>,
+    i64: Bind<DB>,
+    for<'r> (i64, String): FromRow<'r, DB::Row>,
 {
+    /// Turns `hook`'s events past its place into deliveries due at `due`, and moves its place;
+    /// answers how many deliveries it made.
+    async fn enqueue_for(
+        tx: &mut sqlx::Transaction<'static, DB>,
+        hook: &PendingHook,
+        due: &str,
+    ) -> Result<u64, StoreError> {
+        let mut enqueued = 0;
+        let filter = parse_filter(hook.events.as_deref())?;
+        // Bounded by the last id read with the webhook: a later event is the next pass's.
+        let events: Vec<(i64, String)> = sqlx::query_as(
+            "SELECT id, type FROM account_events \
+             WHERE account = $1 AND id > $2 AND id <= $3 ORDER BY id LIMIT $4",
+        )
+        .bind(hook.account.as_str())
+        .bind(hook.enqueued_to)
+        .bind(hook.last_event_id)
+        .bind(EVENTS_PER_PASS)
+        .fetch_all(&mut **tx)
+        .await?;
+        let reached = match events.last() {
+            Some((id, _)) if events.len() as i64 == EVENTS_PER_PASS => *id,
+            // Every event up to the last id was read (or purged).
+            _ => hook.last_event_id,
+        };
+        let wanted = events.iter().filter(|(_, kind)| {
+            filter
+                .as_ref()
+                .is_none_or(|types| types.iter().any(|t| t == kind))
+        });
+        for (id, _) in wanted {
+            let inserted = sqlx::query(
+                "INSERT INTO webhook_deliveries (account, event_id, attempts, due_at) \
+                 VALUES ($1, $2, 0, $3) ON CONFLICT (account, event_id) DO NOTHING",
+            )
+            .bind(hook.account.as_str())
+            .bind(*id)
+            .bind(due)
+            .execute(&mut **tx)
+            .await?;
+            enqueued += DB::rows_affected(&inserted);
+        }
+        sqlx::query("UPDATE webhooks SET enqueued_to = $2 WHERE account = $1")
+            .bind(hook.account.as_str())
+            .bind(reached)
+            .execute(&mut **tx)
+            .await?;
+        Ok(enqueued)
+    }
+
     /// What an attempt says of its webhook: working again, failing since when, or disabled by
     /// a 410 (its other deliveries dropped).
     async fn record_health(
