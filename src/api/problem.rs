@@ -246,7 +246,10 @@ impl From<ServiceError> for ApiError {
             ServiceError::InvalidWebhookUrl(_) => ApiError::new("invalid_webhook_url", detail),
             ServiceError::StaleVersion { .. } => ApiError::new("stale_version", detail),
             ServiceError::IdempotencyKeyReused => ApiError::new("idempotency_key_reused", detail),
-            ServiceError::NotFinished => ApiError::new("not_finished", detail),
+            ServiceError::NotFinished | ServiceError::NotAnalysable => {
+                ApiError::new("not_finished", detail)
+            }
+            ServiceError::AnalysisDisabled => ApiError::new("analysis_disabled", detail),
             ServiceError::OutOfRange(_) => ApiError::new("out_of_range", detail),
             ServiceError::Internal(reason) => {
                 tracing::error!(%reason, "server fault");

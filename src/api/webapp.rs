@@ -67,6 +67,10 @@ const ASSETS: &[Asset] = &[
     asset!("replay.js", JAVASCRIPT),
     asset!("audit.js", JAVASCRIPT),
     asset!("jcs.js", JAVASCRIPT),
+    asset!("account.js", JAVASCRIPT),
+    asset!("my-games.js", JAVASCRIPT),
+    asset!("profile.js", JAVASCRIPT),
+    asset!("turns.js", JAVASCRIPT),
 ];
 
 include!(concat!(env!("OUT_DIR"), "/catalogs.rs"));

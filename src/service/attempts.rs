@@ -212,6 +212,7 @@ impl GameService {
             .any(|event| matches!(event, Event::GameEnded { .. }))
         {
             self.audits.finished(record.id);
+            self.analyses.queue(record.id);
         }
         self.remember(record, &entries, write.after);
         Ok(write.answer)

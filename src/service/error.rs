@@ -41,6 +41,12 @@ pub enum ServiceError {
     /// The game is not finished: its complete log is not public yet (export).
     #[error("The game is not finished: its complete log is exported once it is.")]
     NotFinished,
+    /// The game is not finished: it has no analysis yet.
+    #[error("The game is not finished: it is analysed once it is.")]
+    NotAnalysable,
+    /// The operator turned analyses off (`GOLF_ANALYSIS_THREADS=0`).
+    #[error("Analyses are turned off on this server.")]
+    AnalysisDisabled,
     /// A value out of its range outside the rules (paging limits).
     #[error("{0}")]
     OutOfRange(String),
