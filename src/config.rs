@@ -57,6 +57,41 @@ pub struct Config {
     pub analysis_threads: usize,
     /// What the HTTP edge allows: limits, proxies, CORS, slow clients.
     pub http: HttpSettings,
+    /// How webhooks are delivered.
+    pub webhooks: WebhookSettings,
+}
+
+/// The operator's settings of webhook deliveries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebhookSettings {
+    /// `GOLF_WEBHOOK_ALLOW_PRIVATE`: `true` lets webhooks reach any address (loopback, private
+    /// networks, ...) over `http` too; `false` (the default) takes only `https` URLs whose host
+    /// resolves to public addresses. For development and tests on one machine only.
+    pub allow_private: bool,
+    /// `GOLF_WEBHOOK_RETRY_DELAYS_MS`: the waits before each retry of a failed delivery, in
+    /// milliseconds, comma-separated; after the last, the delivery is given up.
+    /// [`DEFAULT_WEBHOOK_RETRY_DELAYS`] unless set.
+    pub retry_delays: Vec<Duration>,
+}
+
+/// The waits before each retry of a webhook delivery: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h.
+pub const DEFAULT_WEBHOOK_RETRY_DELAYS: [Duration; 7] = [
+    Duration::from_secs(5),
+    Duration::from_secs(5 * 60),
+    Duration::from_secs(30 * 60),
+    Duration::from_secs(2 * 60 * 60),
+    Duration::from_secs(5 * 60 * 60),
+    Duration::from_secs(10 * 60 * 60),
+    Duration::from_secs(10 * 60 * 60),
+];
+
+impl Default for WebhookSettings {
+    fn default() -> Self {
+        WebhookSettings {
+            allow_private: false,
+            retry_delays: DEFAULT_WEBHOOK_RETRY_DELAYS.to_vec(),
+        }
+    }
 }
 
 /// The settings of the HTTP edge, each from its own variable. Every limit here is per instance:
@@ -215,6 +250,7 @@ impl Config {
         let analysis_threads = parse_number(&lookup, "GOLF_ANALYSIS_THREADS", 1)?;
 
         let http = http_settings(&lookup)?;
+        let webhooks = webhook_settings(&lookup)?;
 
         Ok(Config {
             bind,
@@ -229,8 +265,44 @@ impl Config {
             sweep_interval: Duration::from_millis(u64::from(sweep_interval_ms)),
             analysis_threads: analysis_threads as usize,
             http,
+            webhooks,
         })
     }
+}
+
+fn webhook_settings(
+    lookup: &impl Fn(&str) -> Option<String>,
+) -> Result<WebhookSettings, ConfigError> {
+    let allow_private = match lookup("GOLF_WEBHOOK_ALLOW_PRIVATE").as_deref() {
+        None | Some("false") => false,
+        Some("true") => true,
+        Some(other) => {
+            return Err(ConfigError {
+                var: "GOLF_WEBHOOK_ALLOW_PRIVATE",
+                value: other.to_owned(),
+                expected: "true or false",
+            });
+        }
+    };
+    let var = "GOLF_WEBHOOK_RETRY_DELAYS_MS";
+    let retry_delays = match lookup(var) {
+        None => DEFAULT_WEBHOOK_RETRY_DELAYS.to_vec(),
+        Some(value) => {
+            let delays: Option<Vec<Duration>> = list(lookup, var)
+                .iter()
+                .map(|ms| ms.parse::<u64>().ok().map(Duration::from_millis))
+                .collect();
+            delays.ok_or(ConfigError {
+                var,
+                value,
+                expected: "milliseconds, comma-separated, such as 5000,300000",
+            })?
+        }
+    };
+    Ok(WebhookSettings {
+        allow_private,
+        retry_delays,
+    })
 }
 
 fn bind(lookup: &impl Fn(&str) -> Option<String>) -> Result<SocketAddr, ConfigError> {
@@ -454,6 +526,30 @@ mod tests {
                 .find(|(key, _)| *key == name)
                 .map(|(_, value)| (*value).to_owned())
         })
+    }
+
+    #[test]
+    fn webhook_settings_default_to_public_https_and_the_contract_s_retries() {
+        let config = config_with(&[]).unwrap();
+        assert_eq!(config.webhooks, WebhookSettings::default());
+        assert_eq!(config.webhooks.retry_delays.len(), 7);
+        let config = config_with(&[
+            ("GOLF_WEBHOOK_ALLOW_PRIVATE", "true"),
+            ("GOLF_WEBHOOK_RETRY_DELAYS_MS", "100, 250"),
+        ])
+        .unwrap();
+        assert!(config.webhooks.allow_private);
+        assert_eq!(
+            config.webhooks.retry_delays,
+            [Duration::from_millis(100), Duration::from_millis(250)]
+        );
+        for (var, bad) in [
+            ("GOLF_WEBHOOK_ALLOW_PRIVATE", "yes"),
+            ("GOLF_WEBHOOK_RETRY_DELAYS_MS", "5s"),
+            ("GOLF_WEBHOOK_RETRY_DELAYS_MS", "-1"),
+        ] {
+            assert_eq!(config_with(&[(var, bad)]).unwrap_err().var, var, "{bad}");
+        }
     }
 
     #[test]

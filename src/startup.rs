@@ -18,6 +18,8 @@ use crate::api::limits::{Limits, body_deadline};
 use crate::api::{self, AppState};
 use crate::config::Config;
 use crate::metrics::{Metrics, track_requests};
+use crate::service::webhook_client::{SharedResolver, SystemResolver};
+use crate::service::webhooks::Webhooks;
 use crate::service::{Clock, GameService, OpenStore, Swept};
 use crate::store::{self, EventStore, IDEMPOTENCY_TTL, PoolOptions};
 use crate::telemetry::RedactingRootSpan;
@@ -41,10 +43,20 @@ impl Application {
     /// As [`Application::build`], on `clock`: a test that keeps a clone of it can move the
     /// server's time forward, past a turn timeout or a waiting game's expiry.
     pub async fn build_with_clock(config: &Config, clock: Clock) -> anyhow::Result<Self> {
+        Self::build_with_resolver(config, clock, Arc::new(SystemResolver)).await
+    }
+
+    /// As [`Application::build_with_clock`], looking up the hosts of webhook URLs with
+    /// `resolver`: a test maps names to addresses of its choosing, with no outside network.
+    pub async fn build_with_resolver(
+        config: &Config,
+        clock: Clock,
+        resolver: SharedResolver,
+    ) -> anyhow::Result<Self> {
         let store = store::connect(&config.database_url, &config.pool_options())
             .await
             .context("cannot open the database named by DATABASE_URL")?;
-        Self::build_over(config, clock, store)
+        Self::build_over_with(config, clock, store, resolver)
     }
 
     /// As [`Application::build_with_clock`], over `store` rather than one it connects: a test
@@ -54,6 +66,15 @@ impl Application {
         config: &Config,
         clock: Clock,
         store: Arc<dyn EventStore>,
+    ) -> anyhow::Result<Self> {
+        Self::build_over_with(config, clock, store, Arc::new(SystemResolver))
+    }
+
+    fn build_over_with(
+        config: &Config,
+        clock: Clock,
+        store: Arc<dyn EventStore>,
+        resolver: SharedResolver,
     ) -> anyhow::Result<Self> {
         let listener = TcpListener::bind(config.bind)
             .with_context(|| format!("cannot listen on GOLF_BIND={}", config.bind))?;
@@ -65,7 +86,13 @@ impl Application {
         let service = GameService::new(store, metrics.games(), audit_store(config))
             .with_clock(clock)
             .with_default_turn_timeout(config.turn_timeout_s)
-            .with_analyses(config.analysis_threads, audit_store(config));
+            .with_analyses(config.analysis_threads, audit_store(config))
+            .with_webhooks(Webhooks::new(
+                resolver,
+                config.webhooks.allow_private,
+                config.webhooks.retry_delays.clone(),
+            ));
+        tokio::spawn(service.clone().deliver_webhooks());
         spawn_sweeper(
             service.clone(),
             config.sweep_interval,
@@ -156,7 +183,7 @@ fn cors(origins: &[String]) -> Cors {
     origins
         .iter()
         .fold(Cors::default(), |cors, origin| cors.allowed_origin(origin))
-        .allowed_methods(["GET", "HEAD", "POST", "DELETE"])
+        .allowed_methods(["GET", "HEAD", "POST", "PUT", "DELETE"])
         .allowed_headers([
             header::AUTHORIZATION,
             header::CONTENT_TYPE,

@@ -151,6 +151,10 @@ impl EventStore for Panicky {
         self.store.accounts()
     }
 
+    fn webhooks(&self) -> &dyn golf_server::store::WebhookStore {
+        self.store.webhooks()
+    }
+
     async fn ping(&self) -> Result<(), StoreError> {
         self.store.ping().await
     }

@@ -242,6 +242,14 @@ pub const CODES: &[ProblemCode] = &[
         FixRequest,
     ),
     code(
+        "invalid_webhook_url",
+        422,
+        "A webhook URL is not https, does not resolve, or resolves to an address deliveries may \
+         not reach (loopback, private, link-local, CGNAT, multicast, unspecified, unique-local, \
+         or an IPv4-mapped form of these).",
+        FixRequest,
+    ),
+    code(
         "invalid_name",
         422,
         "A player name is empty, longer than 40 characters or has control characters.",

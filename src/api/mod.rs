@@ -9,7 +9,7 @@
 //!   (every decision of a finished game judged),
 //!   [`stream`] (the live log as Server-Sent Events), [`accounts`] (accounts, their tokens,
 //!   profiles), [`account_games`] (an account's games, events and event stream),
-//!   [`health`] (liveness, readiness, metrics);
+//!   [`webhooks`] (an account's webhook and the log of its deliveries), [`health`] (liveness, readiness, metrics);
 //! - [`limits`]: who the client is, its budgets of creations and joins and of expensive reads,
 //!   its open streams;
 //! - [`http`]: bodies, tokens, `Idempotency-Key`, `If-Match`, `ETag`, private caching;
@@ -41,6 +41,7 @@ pub mod problem;
 pub mod schemas;
 pub mod stream;
 pub mod webapp;
+pub mod webhooks;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ResourceDef, ServiceRequest, ServiceResponse};
@@ -156,6 +157,10 @@ fn routes(config: &mut ServiceConfig) {
         .service(account_games::account_games)
         .service(account_games::account_events)
         .service(account_games::account_stream)
+        .service(webhooks::put_webhook)
+        .service(webhooks::get_webhook)
+        .service(webhooks::delete_webhook)
+        .service(webhooks::webhook_deliveries)
         .service(health::healthz)
         .service(health::readyz)
         .service(health::metrics)

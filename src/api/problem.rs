@@ -243,6 +243,7 @@ impl From<ServiceError> for ApiError {
             ServiceError::InvalidUsername(_) => ApiError::new("invalid_username", detail),
             ServiceError::UsernameTaken => ApiError::new("username_taken", detail),
             ServiceError::AlreadySeated => ApiError::new("already_seated", detail),
+            ServiceError::InvalidWebhookUrl(_) => ApiError::new("invalid_webhook_url", detail),
             ServiceError::StaleVersion { .. } => ApiError::new("stale_version", detail),
             ServiceError::IdempotencyKeyReused => ApiError::new("idempotency_key_reused", detail),
             ServiceError::NotFinished | ServiceError::NotAnalysable => {

@@ -18,6 +18,9 @@ pub enum ServiceError {
     /// Another account has this username.
     #[error("This username is taken: choose another.")]
     UsernameTaken,
+    /// A webhook URL that is not https, or resolves to an address deliveries may not reach.
+    #[error("{0}")]
+    InvalidWebhookUrl(String),
     /// The account already holds a seat of this game.
     #[error("This account already holds a seat of this game: its token acts as that seat's.")]
     AlreadySeated,

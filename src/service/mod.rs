@@ -5,6 +5,12 @@
 //! - [`writes`]: create, join, move, cancel;
 //! - [`account_games`]: an account's games and events as its holder reads them;
 //! - [`account_stream`]: the live stream of an account's events;
+//! - [`webhooks`]: an account's webhook as its holder registers, reads and removes it, and
+//!   the log of its deliveries;
+//! - [`webhook_worker`]: the task of every instance that delivers webhooks, retries them, and
+//!   records each attempt;
+//! - [`webhook_client`]: the address guard (SSRF), the Standard Webhooks signature, and one
+//!   attempt's `POST`;
 //! - [`accounts`]: usernames, account creation, account tokens, the account's and profile's
 //!   replies;
 //! - [`attempts`]: the write path they share: decide, append through the group commit, and the
@@ -54,6 +60,9 @@ pub mod precedence;
 pub mod reads;
 pub mod timeouts;
 pub mod versions;
+pub mod webhook_client;
+pub mod webhook_worker;
+pub mod webhooks;
 pub mod writes;
 
 use std::sync::Arc;
@@ -72,6 +81,7 @@ use commits::GroupCommit;
 use live::SharedReads;
 use timeouts::Backoff;
 use versions::VersionRead;
+use webhooks::Webhooks;
 
 pub use audit_status::Audit;
 pub use audit_worker::OpenStore;
@@ -99,6 +109,7 @@ pub struct GameService {
     analyses: Arc<AnalysisWorker>,
     shared_reads: Arc<SharedReads>,
     backoff: Arc<Backoff>,
+    webhooks: Arc<Webhooks>,
 }
 
 impl GameService {
@@ -126,6 +137,7 @@ impl GameService {
             analyses: Arc::new(AnalysisWorker::off()),
             shared_reads: Arc::default(),
             backoff: Arc::default(),
+            webhooks: Arc::default(),
             store,
         }
     }
@@ -148,6 +160,14 @@ impl GameService {
     pub fn with_default_turn_timeout(self, turn_timeout_s: Option<u32>) -> Self {
         GameService {
             default_turn_timeout_s: turn_timeout_s,
+            ..self
+        }
+    }
+
+    /// This service, delivering webhooks as `webhooks` says.
+    pub fn with_webhooks(self, webhooks: Webhooks) -> Self {
+        GameService {
+            webhooks: Arc::new(webhooks),
             ..self
         }
     }

@@ -10,6 +10,9 @@
 //! - `mod.rs`: the [`EventStore`] trait, its data types and [`connect`].
 //! - [`accounts`]: the [`AccountStore`] trait (accounts and their token hashes), reached from an
 //!   [`EventStore`] by [`EventStore::accounts`].
+//! - [`webhooks`]: the [`WebhookStore`] trait (accounts' webhooks, their pending deliveries
+//!   and the log of attempts), reached by [`EventStore::webhooks`]; `sql/webhooks.rs` its
+//!   statements.
 //! - [`chain`]: salts, canonical JSON and the hash chain ([`chain::verify_chain`]).
 //! - [`error`]: [`StoreError`] and the mapping of database errors.
 //! - [`notify`]: the per-instance hub that wakes streams of the live log when a game changes.
@@ -41,6 +44,7 @@ mod postgres;
 mod rows;
 mod sql;
 mod sqlite;
+pub mod webhooks;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -58,6 +62,7 @@ pub use accounts::{
 pub use chain::{ChainError, verify_chain};
 pub use error::StoreError;
 pub use notify::{Changes, Subscription};
+pub use webhooks::WebhookStore;
 
 /// JSON text as the store keeps it (a projection, a snapshot's state): written and read as text,
 /// without a tree of it built on the way, since only the engine's types give it a meaning.
@@ -438,6 +443,9 @@ pub trait EventStore: Send + Sync {
 
     /// The accounts, in the same database.
     fn accounts(&self) -> &dyn AccountStore;
+
+    /// The accounts' webhooks and their deliveries, in the same database.
+    fn webhooks(&self) -> &dyn WebhookStore;
 
     /// Succeeds when the database answers (readiness).
     async fn ping(&self) -> Result<(), StoreError>;

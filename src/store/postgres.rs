@@ -15,7 +15,7 @@ use uuid::Uuid;
 
 use super::accounts::ACCOUNT_EVENTS_TTL;
 use super::notify::Changes;
-use super::sql::{AccountStatements, Backend, Batch, SqlStore, Statements};
+use super::sql::{AccountStatements, Backend, Batch, SqlStore, Statements, WebhookStatements};
 use super::{IDEMPOTENCY_TTL, PoolOptions, StoreError};
 
 /// A pool of PostgreSQL connections.
@@ -244,6 +244,21 @@ impl Backend for Postgres {
     };
 
     const ACCOUNT_EVENTS_TTL: f64 = ACCOUNT_EVENTS_TTL.as_secs_f64();
+
+    /// Rows another instance is enqueuing or claiming are skipped, not waited for.
+    const WEBHOOK_STATEMENTS: WebhookStatements = WebhookStatements {
+        hooks_behind: "\
+            SELECT w.account, w.enqueued_to, w.events, a.last_event_id \
+            FROM webhooks AS w JOIN accounts AS a ON a.username = w.account \
+            WHERE NOT w.disabled AND a.last_event_id > w.enqueued_to \
+            ORDER BY w.account LIMIT $1 FOR UPDATE OF w SKIP LOCKED",
+        due_deliveries: "\
+            SELECT d.account, d.event_id, d.attempts, w.url, w.secret, e.at, e.type, e.game_id, \
+                e.data \
+            FROM webhook_deliveries AS d JOIN webhooks AS w ON w.account = d.account \
+                LEFT JOIN account_events AS e ON e.account = d.account AND e.id = d.event_id \
+            WHERE d.due_at <= $1 ORDER BY d.due_at LIMIT $2 FOR UPDATE OF d SKIP LOCKED",
+    };
 
     const ACCOUNT_STATEMENTS: AccountStatements = AccountStatements {
         list_games_your_turn: "\

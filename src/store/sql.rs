@@ -13,6 +13,7 @@
 
 mod accounts;
 mod batch;
+mod webhooks;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -26,6 +27,7 @@ use uuid::Uuid;
 use super::accounts::{AccountStore, wake_key};
 use super::notify::Changes;
 use super::rows::{self, AccountRow, EntryRow, GameRow, LobbyRow, ResponseRow, SnapshotRow};
+use super::webhooks::WebhookStore;
 use super::{
     Append, AuditResult, CreateIdempotency, Entry, EventStore, GameIdempotency, GameRecord,
     GameUpdate, LobbyCursor, LobbyGame, NewEvent, NewGame, PURGE_BATCH, RawJson, Snapshot,
@@ -34,6 +36,7 @@ use super::{
 use crate::engine::{Rules, Timestamp};
 pub use accounts::AccountStatements;
 pub use batch::Batch;
+pub use webhooks::WebhookStatements;
 
 /// The statements whose text differs between the dialects, each complete.
 ///
@@ -96,6 +99,9 @@ pub trait Backend: Database<Arguments: IntoArguments<Self>> {
 
     /// The statements on accounts in this backend's dialect.
     const ACCOUNT_STATEMENTS: AccountStatements;
+
+    /// The statements on webhooks in this backend's dialect.
+    const WEBHOOK_STATEMENTS: WebhookStatements;
 
     /// Whether the database itself announces appends to every instance on commit (PostgreSQL's
     /// `NOTIFY`); otherwise the store wakes its own hub after each commit.
@@ -244,6 +250,13 @@ where
     for<'r> rows::AccountEventRow: FromRow<'r, DB::Row>,
     for<'r> (i64, i64): FromRow<'r, DB::Row>,
     Option<String>: Bind<DB>,
+    Option<i32>: Bind<DB>,
+    for<'r> webhooks::PendingHook: FromRow<'r, DB::Row>,
+    for<'r> webhooks::DeliveryRow: FromRow<'r, DB::Row>,
+    for<'r> webhooks::WebhookRow: FromRow<'r, DB::Row>,
+    for<'r> webhooks::AttemptRow: FromRow<'r, DB::Row>,
+    for<'r> (i64, String): FromRow<'r, DB::Row>,
+    for<'r> (Option<String>,): FromRow<'r, DB::Row>,
 {
     async fn create_game(
         &self,
@@ -586,6 +599,10 @@ where
     }
 
     fn accounts(&self) -> &dyn AccountStore {
+        self
+    }
+
+    fn webhooks(&self) -> &dyn WebhookStore {
         self
     }
 

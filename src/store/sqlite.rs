@@ -19,7 +19,7 @@ use uuid::Uuid;
 
 use super::accounts::ACCOUNT_EVENTS_TTL;
 use super::notify::Changes;
-use super::sql::{AccountStatements, Backend, Batch, SqlStore, Statements};
+use super::sql::{AccountStatements, Backend, Batch, SqlStore, Statements, WebhookStatements};
 use super::{IDEMPOTENCY_TTL, PoolOptions, StoreError};
 
 /// A pool of connections to one SQLite file.
@@ -194,6 +194,21 @@ impl Backend for Sqlite {
     };
 
     const ACCOUNT_EVENTS_TTL: i64 = ACCOUNT_EVENTS_TTL.as_secs() as i64;
+
+    /// The write transaction holds the database: no other claim runs meanwhile.
+    const WEBHOOK_STATEMENTS: WebhookStatements = WebhookStatements {
+        hooks_behind: "\
+            SELECT w.account, w.enqueued_to, w.events, a.last_event_id \
+            FROM webhooks AS w JOIN accounts AS a ON a.username = w.account \
+            WHERE NOT w.disabled AND a.last_event_id > w.enqueued_to \
+            ORDER BY w.account LIMIT $1",
+        due_deliveries: "\
+            SELECT d.account, d.event_id, d.attempts, w.url, w.secret, e.at, e.type, e.game_id, \
+                e.data \
+            FROM webhook_deliveries AS d JOIN webhooks AS w ON w.account = d.account \
+                LEFT JOIN account_events AS e ON e.account = d.account AND e.id = d.event_id \
+            WHERE d.due_at <= $1 ORDER BY d.due_at LIMIT $2",
+    };
 
     const ACCOUNT_STATEMENTS: AccountStatements = AccountStatements {
         list_games_your_turn: "\

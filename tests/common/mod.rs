@@ -8,11 +8,12 @@ pub mod load;
 pub mod openapi;
 pub mod process;
 pub mod sse;
+pub mod webhooks;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use golf_server::config::{Config, HttpSettings, LogFormat};
+use golf_server::config::{Config, HttpSettings, LogFormat, WebhookSettings};
 use golf_server::service::Clock;
 use golf_server::startup::Application;
 use golf_server::store::{self, EventStore, PoolOptions};
@@ -309,6 +310,11 @@ pub fn test_config(database: &TestDatabase) -> Config {
             expensive_reads_per_min: None,
             ..HttpSettings::default()
         },
+        // Tests deliver webhooks to receivers on 127.0.0.1, and retry them within moments.
+        webhooks: WebhookSettings {
+            allow_private: true,
+            retry_delays: vec![Duration::from_millis(200); 3],
+        },
     }
 }
 
@@ -322,6 +328,21 @@ pub async fn spawn_app_with(
     let mut config = test_config(&database);
     configure(&mut config);
     let app = Application::build_with_clock(&config, clock)
+        .await
+        .expect("the server starts");
+    running(app, database)
+}
+
+/// Starts the real server on 127.0.0.1:0 over `database`, with the settings of [`test_config`]
+/// as `configure` changes them, looking up webhook hosts with `resolver`.
+pub async fn spawn_app_with_resolver(
+    database: TestDatabase,
+    configure: impl FnOnce(&mut Config),
+    resolver: Arc<dyn golf_server::service::webhook_client::HostResolver>,
+) -> TestApp {
+    let mut config = test_config(&database);
+    configure(&mut config);
+    let app = Application::build_with_resolver(&config, Clock::system(), resolver)
         .await
         .expect("the server starts");
     running(app, database)

@@ -1,0 +1,209 @@
+//! The delivery of webhooks: a task in every instance that turns new account events into
+//! deliveries, claims the deliveries due, makes each attempt and records it.
+//!
+//! Nothing of it is on the path of a move: the append stores the account event as before, and
+//! this task finds it past the webhook's place in the events (`store::webhooks`). It sleeps on
+//! the store's wake-up hub under the keys of the accounts with a webhook (the same wake-up as
+//! their event streams, from any instance), and on a timer for the retries due and as a safety
+//! net for a lost wake-up. Every instance runs it; the store's claims give each attempt to one.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use futures_util::future::{join_all, select_all};
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use crate::engine::Timestamp;
+use crate::service::GameService;
+use crate::service::account_games::event_json;
+use crate::service::webhook_client::{DELIVERY_TIMEOUT, Delivery, Outcome};
+use crate::store::accounts::{ACCOUNT_EVENTS_TTL, wake_key};
+use crate::store::webhooks::{AttemptMade, AttemptRecord, ClaimedDelivery, NextStep};
+use crate::store::{StoreError, Subscription};
+
+/// The longest sleep between two passes.
+const POLL: Duration = Duration::from_secs(5);
+
+/// Webhooks whose new events one pass enqueues at most (the rest wait for the next pass).
+const HOOKS_PER_PASS: i64 = 100;
+
+/// Deliveries claimed, and attempted at once, at a time.
+const CLAIMS_AT_ONCE: i64 = 16;
+
+/// How long a claim holds a delivery: an attempt and its record take well under it; a claim
+/// lost with its instance is taken up again after it.
+const LEASE: Duration = Duration::from_secs(DELIVERY_TIMEOUT.as_secs() + 10);
+
+/// How often old attempts are purged from the log.
+const PURGE_EVERY: Duration = Duration::from_secs(60 * 60);
+
+impl GameService {
+    /// Delivers webhooks until the process ends: see the module's documentation.
+    pub async fn deliver_webhooks(self) {
+        let mut listening: HashMap<String, Subscription> = HashMap::new();
+        let mut next_purge = Instant::now();
+        loop {
+            if let Err(error) = self.listen_to_webhook_accounts(&mut listening).await {
+                tracing::warn!(%error, "cannot read the accounts with a webhook");
+            }
+            if Instant::now() >= next_purge {
+                next_purge = Instant::now() + PURGE_EVERY;
+                self.purge_webhook_attempts().await;
+            }
+            let wait = match self.delivery_pass().await {
+                Ok(wait) => wait,
+                Err(error) => {
+                    tracing::warn!(%error, "webhook deliveries failed to run");
+                    POLL
+                }
+            };
+            tokio::select! {
+                _ = any_change(&mut listening) => {}
+                _ = self.webhooks.registered.notified() => {}
+                _ = tokio::time::sleep(wait) => {}
+            }
+        }
+    }
+
+    /// Subscribes to the events of every account with an enabled webhook, and drops the others.
+    async fn listen_to_webhook_accounts(
+        &self,
+        listening: &mut HashMap<String, Subscription>,
+    ) -> Result<(), StoreError> {
+        let accounts = self.store.webhooks().webhook_accounts().await?;
+        listening.retain(|account, _| accounts.binary_search(account).is_ok());
+        for account in accounts {
+            let key = wake_key(&account);
+            listening
+                .entry(account)
+                .or_insert_with(|| self.store.changes().subscribe(key));
+        }
+        Ok(())
+    }
+
+    /// Enqueues the new events, then attempts every delivery due; answers how long to sleep
+    /// until the next is due (at most [`POLL`]).
+    async fn delivery_pass(&self) -> Result<Duration, StoreError> {
+        let webhooks = self.store.webhooks();
+        webhooks
+            .enqueue_deliveries(self.now(), HOOKS_PER_PASS)
+            .await?;
+        loop {
+            let now = self.now();
+            match webhooks.next_delivery_due().await? {
+                Some(due) if due <= now => {}
+                Some(due) => return Ok(until(now, due).min(POLL)),
+                None => return Ok(POLL),
+            }
+            let lease = Uuid::new_v4();
+            let until = Timestamp(now.0 + LEASE.as_micros() as i64);
+            let claimed = webhooks
+                .claim_deliveries(now, until, lease, CLAIMS_AT_ONCE)
+                .await?;
+            if claimed.is_empty() {
+                // Another instance claimed them first.
+                return Ok(POLL);
+            }
+            let attempts = claimed
+                .into_iter()
+                .map(|delivery| self.attempt_delivery(delivery, lease));
+            for recorded in join_all(attempts).await {
+                recorded?;
+            }
+        }
+    }
+
+    /// Makes one attempt of `delivery` and records it.
+    async fn attempt_delivery(
+        &self,
+        delivery: ClaimedDelivery,
+        lease: Uuid,
+    ) -> Result<(), StoreError> {
+        let started = self.now();
+        let attempt = delivery.attempts + 1;
+        let outcome = match &delivery.event {
+            Some(event) => {
+                let body = event_json(event).to_string();
+                let id = format!("evt_{}_{}", delivery.account, delivery.event_id);
+                let sent = Delivery {
+                    url: &delivery.url,
+                    secret: &delivery.secret,
+                    id: &id,
+                    timestamp: started.0.div_euclid(1_000_000),
+                    body: &body,
+                };
+                self.webhooks.client.deliver(&sent).await
+            }
+            None => Outcome {
+                status: None,
+                error: Some("the event was purged before it could be delivered".to_owned()),
+                duration: Duration::ZERO,
+            },
+        };
+        let next = self.next_step(attempt, &outcome, delivery.event.is_none());
+        let made = AttemptMade {
+            account: delivery.account,
+            lease,
+            acknowledged: outcome.acknowledged(),
+            next,
+            record: AttemptRecord {
+                event_id: delivery.event_id,
+                attempt,
+                at: started.to_string(),
+                status: outcome.status.map(i32::from),
+                error: outcome.error,
+                duration_ms: i64::try_from(outcome.duration.as_millis()).unwrap_or(i64::MAX),
+            },
+        };
+        if !self.store.webhooks().record_attempt(&made).await? {
+            tracing::info!(
+                event_id = made.record.event_id,
+                "a webhook attempt outlived its claim: another attempt's record stands"
+            );
+        }
+        Ok(())
+    }
+
+    /// What follows attempt number `attempt`: the retries of the schedule, then giving up.
+    fn next_step(&self, attempt: i32, outcome: &Outcome, purged: bool) -> NextStep {
+        if outcome.acknowledged() || purged {
+            return NextStep::Finished;
+        }
+        if outcome.status == Some(410) {
+            return NextStep::Disable;
+        }
+        let retried = usize::try_from(attempt - 1).unwrap_or(usize::MAX);
+        match self.webhooks.retry_delays.get(retried) {
+            Some(delay) => NextStep::RetryAt(Timestamp(
+                self.now().0.saturating_add(delay.as_micros() as i64),
+            )),
+            None => NextStep::Finished,
+        }
+    }
+
+    /// Deletes the attempts older than the account events they delivered.
+    async fn purge_webhook_attempts(&self) {
+        let before = Timestamp(self.now().0 - ACCOUNT_EVENTS_TTL.as_micros() as i64);
+        match self.store.webhooks().purge_webhook_attempts(before).await {
+            Ok(purged) => tracing::debug!(purged, "old webhook attempts deleted"),
+            Err(error) => tracing::warn!(%error, "could not delete old webhook attempts"),
+        }
+    }
+}
+
+/// How long from `now` until `due`.
+fn until(now: Timestamp, due: Timestamp) -> Duration {
+    Duration::from_micros(u64::try_from(due.0 - now.0).unwrap_or(0))
+}
+
+/// Resolves when an event of one of the accounts listened to is stored (never without any).
+async fn any_change(listening: &mut HashMap<String, Subscription>) {
+    if listening.is_empty() {
+        return std::future::pending().await;
+    }
+    let changes = listening
+        .values_mut()
+        .map(|subscription| Box::pin(subscription.changed()));
+    select_all(changes).await;
+}
