@@ -247,7 +247,7 @@ impl Config {
         let waiting_expiry_s =
             parse_number(&lookup, "GOLF_WAITING_EXPIRY_S", DEFAULT_WAITING_EXPIRY_S)?;
         let sweep_interval_ms = parse_number(&lookup, "GOLF_SWEEP_INTERVAL_MS", 1000)?;
-        let analysis_threads = parse_number(&lookup, "GOLF_ANALYSIS_THREADS", 1)?;
+        let analysis_threads = parse_count(&lookup, "GOLF_ANALYSIS_THREADS", 1)?;
 
         let http = http_settings(&lookup)?;
         let webhooks = webhook_settings(&lookup)?;
@@ -516,6 +516,22 @@ fn parse_number(
     }
 }
 
+/// A count that may be 0 (which turns off what it counts).
+fn parse_count(
+    lookup: &impl Fn(&str) -> Option<String>,
+    var: &'static str,
+    default: u32,
+) -> Result<u32, ConfigError> {
+    match lookup(var) {
+        None => Ok(default),
+        Some(value) => value.parse::<u32>().map_err(|_| ConfigError {
+            var,
+            value,
+            expected: "a whole number (0 turns it off)",
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -623,6 +639,15 @@ mod tests {
                 "{err}"
             );
         }
+    }
+
+    #[test]
+    fn analyses_take_one_thread_unless_told_and_zero_turns_them_off() {
+        assert_eq!(config_with(&[]).unwrap().analysis_threads, 1);
+        let off = config_with(&[("GOLF_ANALYSIS_THREADS", "0")]).unwrap();
+        assert_eq!(off.analysis_threads, 0);
+        let refused = config_with(&[("GOLF_ANALYSIS_THREADS", "-1")]).unwrap_err();
+        assert_eq!(refused.var, "GOLF_ANALYSIS_THREADS");
     }
 
     #[test]
