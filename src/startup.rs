@@ -222,6 +222,7 @@ fn spawn_sweeper(service: GameService, interval: Duration, waiting_expiry: Durat
                 Ok(swept) if swept != Swept::default() => tracing::info!(
                     seats_taken = swept.seats_taken,
                     games_cancelled = swept.games_cancelled,
+                    ratings_applied = swept.ratings_applied,
                     "swept abandoned games"
                 ),
                 Ok(_) => {}

@@ -139,6 +139,10 @@ impl EventStore for Panicky {
         self.store.accounts()
     }
 
+    fn ratings(&self) -> &dyn golf_server::store::RatingStore {
+        self.store.ratings()
+    }
+
     async fn ping(&self) -> Result<(), StoreError> {
         self.store.ping().await
     }

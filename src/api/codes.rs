@@ -262,7 +262,15 @@ pub const CODES: &[ProblemCode] = &[
     code(
         "invalid_game_options",
         422,
-        "Seats, holes or rule options are out of their ranges.",
+        "Seats, holes or rule options are out of their ranges, or they do not go together (a \
+         rated game with explicit decks).",
+        FixRequest,
+    ),
+    code(
+        "account_required",
+        422,
+        "The game is rated: its seats are taken with an account token (or by the host's \
+         built-in bots).",
         FixRequest,
     ),
     code(

@@ -8,7 +8,8 @@
 //!   [`audit`] (where the log stands, and whether a finished one checks out),
 //!   [`stream`] (the live log as Server-Sent Events), [`accounts`] (accounts, their tokens,
 //!   profiles), [`account_games`] (an account's games, events and event stream),
-//!   [`health`] (liveness, readiness, metrics);
+//!   [`ratings`] (the leaderboard, rating histories), [`health`] (liveness, readiness,
+//!   metrics);
 //! - [`limits`]: who the client is, its budgets of creations and joins and of expensive reads,
 //!   its open streams;
 //! - [`http`]: bodies, tokens, `Idempotency-Key`, `If-Match`, `ETag`, private caching;
@@ -36,6 +37,7 @@ pub mod log;
 pub mod moves;
 pub mod players;
 pub mod problem;
+pub mod ratings;
 pub mod schemas;
 pub mod stream;
 pub mod webapp;
@@ -91,6 +93,7 @@ pub struct AppState {
     tags(
         (name = "games", description = "Create, join, view and play games"),
         (name = "accounts", description = "Accounts: one identity across games (v1.2)"),
+        (name = "ratings", description = "Ratings of rated games, the leaderboard (v1.2)"),
         (name = "log", description = "The hash-chained log of a game, and replays"),
         (name = "operations", description = "Health, readiness and metrics"),
     )
@@ -148,6 +151,8 @@ fn routes(config: &mut ServiceConfig) {
         .service(accounts::own_account)
         .service(accounts::rotate_token)
         .service(accounts::profile)
+        .service(ratings::leaderboard)
+        .service(ratings::rating_history)
         .service(account_games::account_games)
         .service(account_games::account_events)
         .service(account_games::account_stream)

@@ -328,6 +328,7 @@ mod tests {
             (RuleError::InvalidClientSeed("x".into()), 422),
             (RuleError::InvalidDeck("x".into()), 422),
             (RuleError::InvalidGameOptions("x".into()), 422),
+            (RuleError::AccountRequired, 422),
         ];
         for (rule, status) in cases {
             let (code, sentence) = (rule.code(), rule.to_string());

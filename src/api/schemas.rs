@@ -29,8 +29,9 @@ pub const SEAT: &str = "Seat";
 /// The property whose value tells the variants apart, in moves and in log entries.
 pub const DISCRIMINATOR: &str = "type";
 
-/// Fields of log entries' data left out when they have no value (`player_joined`'s `account`).
-const OMITTED_WHEN_ABSENT: [&str; 1] = ["account"];
+/// Fields of log entries' data left out when they have no value (`player_joined`'s `account`,
+/// `game_created`'s `rated` when false).
+const OMITTED_WHEN_ABSENT: [&str; 2] = ["account", "rated"];
 
 /// An example of each move, by its `type`.
 fn move_example(kind: &str) -> Value {

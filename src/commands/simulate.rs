@@ -196,6 +196,7 @@ fn play_game(
         rules,
         commitment: shuffle::commitment(&server_seed),
         stacked: false,
+        rated: false,
     })?;
     table.seat(bots)?;
     table.play_out(bots, &mut StdRng::from_seed(server_seed))

@@ -177,7 +177,8 @@ impl GameService {
 
     /// Appends `write` to `game` through the group commit, with what it tells the accounts bound
     /// to the game's seats; once it is stored, keeps the game as it left it, counts its events,
-    /// queues the audit of a game it finished, and answers.
+    /// queues the audit of a game it finished, applies its end to the ratings if it is rated, and
+    /// answers.
     async fn commit<T>(&self, game: &CachedGame, mut write: Write<T>) -> Result<T, StoreError> {
         let mut record = game.record.clone();
         record.status.clone_from(&write.update.status);
@@ -212,6 +213,9 @@ impl GameService {
             .any(|event| matches!(event, Event::GameEnded { .. }))
         {
             self.audits.finished(record.id);
+            if write.after.rated {
+                self.rate_ended_game(record.id).await;
+            }
         }
         self.remember(record, &entries, write.after);
         Ok(write.answer)

@@ -15,6 +15,7 @@
 //! - [`commits`]: group commit of the appends of concurrent writes (a batch job);
 //! - [`versions`]: the reads of games' versions that check them, shared by concurrent views (a
 //!   batch job);
+//! - [`ratings`]: rating histories, the leaderboard, and the application of rated games' ends;
 //! - [`reads`]: views, the lobby, pages of the log, replays, the export;
 //! - [`timeouts`]: seats handed to the bot (a leave, a turn timeout) and the sweeper that finds
 //!   turn timeouts and expired waiting games;
@@ -47,6 +48,7 @@ pub mod live;
 pub mod notices;
 pub mod paging;
 pub mod precedence;
+pub mod ratings;
 pub mod reads;
 pub mod timeouts;
 pub mod versions;

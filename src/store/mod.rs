@@ -10,13 +10,15 @@
 //! - `mod.rs`: the [`EventStore`] trait, its data types and [`connect`].
 //! - [`accounts`]: the [`AccountStore`] trait (accounts and their token hashes), reached from an
 //!   [`EventStore`] by [`EventStore::accounts`].
+//! - [`ratings`]: the [`RatingStore`] trait (rated games' ends to apply, rating histories, the
+//!   leaderboard), reached by [`EventStore::ratings`].
 //! - [`chain`]: salts, canonical JSON and the hash chain ([`chain::verify_chain`]).
 //! - [`error`]: [`StoreError`] and the mapping of database errors.
 //! - [`notify`]: the per-instance hub that wakes streams of the live log when a game changes.
 //! - `rows.rs`: the rows both backends read, and their conversion to the types above.
 //! - `sql.rs`: the one `EventStore` implementation, `SqlStore`, generic over a `Backend`: every
 //!   call's logic, and the statements that read the same in both dialects; `sql/accounts.rs`:
-//!   the accounts' statements; `sql/batch.rs`: the
+//!   the accounts' statements; `sql/ratings.rs`: the ratings'; `sql/batch.rs`: the
 //!   rows an append writes (the game rows, and the entries, seats, stored responses and
 //!   snapshots beside them), built once as one document of named parts that both backends read.
 //! - `postgres.rs`, `sqlite.rs`: the two backends, with the same behavior (one test suite runs on
@@ -38,6 +40,7 @@ pub mod codec;
 pub mod error;
 pub mod notify;
 mod postgres;
+pub mod ratings;
 mod rows;
 mod sql;
 mod sqlite;
@@ -58,6 +61,7 @@ pub use accounts::{
 pub use chain::{ChainError, verify_chain};
 pub use error::StoreError;
 pub use notify::{Changes, Subscription};
+pub use ratings::{LeaderboardCursor, Ranked, RatingChange, RatingStore};
 
 /// JSON text as the store keeps it (a projection, a snapshot's state): written and read as text,
 /// without a tree of it built on the way, since only the engine's types give it a meaning.
@@ -126,6 +130,8 @@ pub struct NewGame {
     pub projection: RawJson,
     /// The account whose token created it, if any: its host.
     pub host_account: Option<String>,
+    /// Whether its end updates its seats' ratings.
+    pub rated: bool,
 }
 
 /// Where a game's log ends: what an append needs to continue its hash chain. A caller that read
@@ -428,6 +434,9 @@ pub trait EventStore: Send + Sync {
 
     /// The accounts, in the same database.
     fn accounts(&self) -> &dyn AccountStore;
+
+    /// The ratings, in the same database.
+    fn ratings(&self) -> &dyn RatingStore;
 
     /// Succeeds when the database answers (readiness).
     async fn ping(&self) -> Result<(), StoreError>;

@@ -13,6 +13,7 @@
 
 mod accounts;
 mod batch;
+mod ratings;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -25,6 +26,7 @@ use uuid::Uuid;
 
 use super::accounts::{AccountStore, wake_key};
 use super::notify::Changes;
+use super::ratings::RatingStore;
 use super::rows::{self, AccountRow, EntryRow, GameRow, LobbyRow, ResponseRow, SnapshotRow};
 use super::{
     Append, AuditResult, CreateIdempotency, Entry, EventStore, GameIdempotency, GameRecord,
@@ -34,6 +36,7 @@ use super::{
 use crate::engine::{Rules, Timestamp};
 pub use accounts::AccountStatements;
 pub use batch::Batch;
+pub use ratings::RatingStatements;
 
 /// The statements whose text differs between the dialects, each complete.
 ///
@@ -45,7 +48,7 @@ pub struct Statements {
     /// Inserts a game row: `$1` id, `$2` created_at (the store's RFC 3339 text), `$3` status, `$4` version,
     /// `$5` seats, `$6` holes, `$7` rules, `$8` commitment, `$9` server_seed,
     /// `$10` host_token_hash, `$11` private, `$12` stacked, `$13` decks, `$14` projection,
-    /// `$15` head_hash, `$16` host_account: the row before its first append.
+    /// `$15` head_hash, `$16` host_account, `$17` rated: the row before its first append.
     pub insert_game: &'static str,
     /// The row of game `$1` unless cancelled, with `seat_tokens`, the JSON array
     /// `[[seat, hex token hash or null, account or null], ...]` of its seats in seat order
@@ -96,6 +99,9 @@ pub trait Backend: Database<Arguments: IntoArguments<Self>> {
 
     /// The statements on accounts in this backend's dialect.
     const ACCOUNT_STATEMENTS: AccountStatements;
+
+    /// The statements on ratings in this backend's dialect.
+    const RATING_STATEMENTS: RatingStatements;
 
     /// Whether the database itself announces appends to every instance on commit (PostgreSQL's
     /// `NOTIFY`); otherwise the store wakes its own hub after each commit.
@@ -244,6 +250,11 @@ where
     for<'r> rows::AccountEventRow: FromRow<'r, DB::Row>,
     for<'r> (i64, i64): FromRow<'r, DB::Row>,
     Option<String>: Bind<DB>,
+    f64: Bind<DB>,
+    for<'r> (f64, f64, i32): FromRow<'r, DB::Row>,
+    for<'r> ratings::DueRow: FromRow<'r, DB::Row>,
+    for<'r> ratings::HistoryRow: FromRow<'r, DB::Row>,
+    for<'r> ratings::RankedRow: FromRow<'r, DB::Row>,
 {
     async fn create_game(
         &self,
@@ -556,6 +567,10 @@ where
         self
     }
 
+    fn ratings(&self) -> &dyn RatingStore {
+        self
+    }
+
     async fn ping(&self) -> Result<(), StoreError> {
         sqlx::query("SELECT 1").execute(&self.pool).await?;
         Ok(())
@@ -598,6 +613,7 @@ where
             .bind(Json(&game.projection))
             .bind(chain::GENESIS.to_vec())
             .bind(game.host_account.clone())
+            .bind(game.rated)
             .execute(conn)
             .await?;
         Ok(())

@@ -48,6 +48,7 @@ async fn play_random_game(store: &dyn EventStore, number: u64, batch: usize) -> 
         rules,
         commitment: shuffle::commitment(&secrets.server_seed),
         stacked: false,
+        rated: false,
     };
     let events = run_command(&mut state, &create, &secrets, start);
     let game = NewGame {
