@@ -12,6 +12,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
+use crate::ratings::{self, Rating, SeatResult};
 use crate::engine::{
     BotKind, ClientSeed, Command, EndReason, Event, Move, PlayerName, RuleError, Rules, RulesInput,
     Seat, Secrets, Stage, State, Timestamp, check_game_size, choose, execute, observe, shuffle,
@@ -73,6 +74,16 @@ pub struct SimulationReport {
     pub turn_cap_share: f64,
     /// Each seat's results.
     pub bots: Vec<SeatReport>,
+    /// Each bot's rating after these games, rated as the server rates a rated game (a bot in
+    /// several seats of one game rated by its first), from 1500: what `--seed-ratings` stores.
+    pub ratings: Vec<BotRating>,
+}
+
+/// A bot's rating after a simulation.
+#[derive(Clone, PartialEq, Debug, Serialize)]
+pub struct BotRating {
+    pub bot: BotKind,
+    pub rating: Rating,
 }
 
 /// What one game left.
@@ -89,10 +100,12 @@ pub fn run(options: &SimulateOptions) -> Result<SimulationReport, RuleError> {
     let (seats, holes) = check_game_size(i64::from(options.seats), i64::from(options.holes))?;
     let rules = options.rules.resolve(seats)?;
     let bots = seat_bots(&options.bots, seats)?;
-    let mut tally = Tally::new(seats);
+    let mut tally = Tally::new(&bots);
     let started = Instant::now();
     for index in 0..options.games {
-        tally.add(&play_game(options.seed, index, seats, holes, rules, &bots)?);
+        let outcome = play_game(options.seed, index, seats, holes, rules, &bots)?;
+        tally.rate(&bots, &outcome.totals);
+        tally.add(&outcome);
     }
     let elapsed_secs = started.elapsed().as_secs_f64();
     let games = options.games as f64;
@@ -108,6 +121,7 @@ pub fn run(options: &SimulateOptions) -> Result<SimulationReport, RuleError> {
         mean_turns_per_hole: per(tally.turns as f64, hole_count),
         turn_cap_share: per(tally.capped_holes as f64, hole_count),
         bots: tally.seat_reports(&bots, games, holes),
+        ratings: tally.ratings,
     })
 }
 
@@ -134,15 +148,51 @@ struct Tally {
     wins: Vec<f64>,
     turns: u64,
     capped_holes: u64,
+    /// Each bot's rating so far, in the order of their first seats.
+    ratings: Vec<BotRating>,
 }
 
 impl Tally {
-    fn new(seats: u8) -> Tally {
+    fn new(bots: &[BotKind]) -> Tally {
+        let mut ratings: Vec<BotRating> = Vec::new();
+        for &bot in bots {
+            if !ratings.iter().any(|rated| rated.bot == bot) {
+                ratings.push(BotRating {
+                    bot,
+                    rating: Rating::initial(),
+                });
+            }
+        }
         Tally {
-            totals: vec![0; seats.into()],
-            wins: vec![0.0; seats.into()],
+            totals: vec![0; bots.len()],
+            wins: vec![0.0; bots.len()],
             turns: 0,
             capped_holes: 0,
+            ratings,
+        }
+    }
+
+    /// Rates the game whose seats `bots` ended with `totals`.
+    fn rate(&mut self, bots: &[BotKind], totals: &[i32]) {
+        let rating_of = |bot: BotKind| {
+            self.ratings
+                .iter()
+                .find(|rated| rated.bot == bot)
+                .map_or_else(Rating::initial, |rated| rated.rating)
+        };
+        let seats: Vec<SeatResult> = bots
+            .iter()
+            .zip(totals)
+            .map(|(&bot, &total)| SeatResult {
+                before: rating_of(bot),
+                total,
+            })
+            .collect();
+        let after = ratings::rate(&seats);
+        for rated in &mut self.ratings {
+            if let Some(seat) = bots.iter().position(|&bot| bot == rated.bot) {
+                rated.rating = after[seat];
+            }
         }
     }
 
@@ -332,6 +382,15 @@ impl SimulationReport {
                 seat.mean_total,
                 seat.mean_per_hole,
                 100.0 * seat.win_share
+            );
+        }
+        for rated in &self.ratings {
+            let _ = writeln!(
+                out,
+                "rating of {}: {:.1} (deviation {:.1})",
+                rated.bot.name(),
+                rated.rating.value,
+                rated.rating.deviation
             );
         }
         out
