@@ -64,7 +64,8 @@ impl Application {
         let stopping = CancellationToken::new();
         let service = GameService::new(store, metrics.games(), audit_store(config))
             .with_clock(clock)
-            .with_default_turn_timeout(config.turn_timeout_s);
+            .with_default_turn_timeout(config.turn_timeout_s)
+            .with_challenge_expiry(config.challenge_expiry);
         spawn_sweeper(
             service.clone(),
             config.sweep_interval,
@@ -223,6 +224,7 @@ fn spawn_sweeper(service: GameService, interval: Duration, waiting_expiry: Durat
                     seats_taken = swept.seats_taken,
                     games_cancelled = swept.games_cancelled,
                     ratings_applied = swept.ratings_applied,
+                    challenges_expired = swept.challenges_expired,
                     "swept abandoned games"
                 ),
                 Ok(_) => {}

@@ -143,6 +143,10 @@ impl EventStore for Panicky {
         self.store.ratings()
     }
 
+    fn challenges(&self) -> &dyn golf_server::store::ChallengeStore {
+        self.store.challenges()
+    }
+
     async fn ping(&self) -> Result<(), StoreError> {
         self.store.ping().await
     }

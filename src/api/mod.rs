@@ -8,7 +8,7 @@
 //!   [`audit`] (where the log stands, and whether a finished one checks out),
 //!   [`stream`] (the live log as Server-Sent Events), [`accounts`] (accounts, their tokens,
 //!   profiles), [`account_games`] (an account's games, events and event stream),
-//!   [`ratings`] (the leaderboard, rating histories), [`health`] (liveness, readiness,
+//!   [`challenges`] (challenges and rematches), [`ratings`] (the leaderboard, rating histories), [`health`] (liveness, readiness,
 //!   metrics);
 //! - [`limits`]: who the client is, its budgets of creations and joins and of expensive reads,
 //!   its open streams;
@@ -24,6 +24,7 @@
 pub mod account_games;
 pub mod accounts;
 pub mod audit;
+pub mod challenges;
 pub mod codes;
 pub mod constraints;
 pub mod docs;
@@ -94,6 +95,7 @@ pub struct AppState {
         (name = "games", description = "Create, join, view and play games"),
         (name = "accounts", description = "Accounts: one identity across games (v1.2)"),
         (name = "ratings", description = "Ratings of rated games, the leaderboard (v1.2)"),
+        (name = "challenges", description = "Challenges and rematches (v1.2)"),
         (name = "log", description = "The hash-chained log of a game, and replays"),
         (name = "operations", description = "Health, readiness and metrics"),
     )
@@ -153,6 +155,13 @@ fn routes(config: &mut ServiceConfig) {
         .service(accounts::profile)
         .service(ratings::leaderboard)
         .service(ratings::rating_history)
+        .service(challenges::create_challenge)
+        .service(challenges::read_challenge)
+        .service(challenges::accept_challenge)
+        .service(challenges::decline_challenge)
+        .service(challenges::cancel_challenge)
+        .service(challenges::account_challenges)
+        .service(challenges::rematch)
         .service(account_games::account_games)
         .service(account_games::account_events)
         .service(account_games::account_stream)

@@ -246,6 +246,9 @@ impl From<ServiceError> for ApiError {
             ServiceError::StaleVersion { .. } => ApiError::new("stale_version", detail),
             ServiceError::IdempotencyKeyReused => ApiError::new("idempotency_key_reused", detail),
             ServiceError::NotFinished => ApiError::new("not_finished", detail),
+            ServiceError::ChallengeClosed(_) => ApiError::new("challenge_closed", detail),
+            ServiceError::InvalidChallenge(_) => ApiError::new("invalid_challenge", detail),
+            ServiceError::UnknownAccount(_) => ApiError::new("unknown_account", detail),
             ServiceError::OutOfRange(_) => ApiError::new("out_of_range", detail),
             ServiceError::Internal(reason) => {
                 tracing::error!(%reason, "server fault");

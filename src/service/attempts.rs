@@ -56,7 +56,7 @@ impl<T> Attempt<T> {
     /// This write, which also takes a seat.
     pub(super) fn seating(mut self, seat: NewSeat) -> Self {
         if let Attempt::Write(write) = &mut self {
-            write.update.new_seat = Some(seat);
+            write.update.new_seats.push(seat);
         }
         self
     }
@@ -80,6 +80,11 @@ pub(super) struct Advanced {
 }
 
 impl Advanced {
+    /// The events and snapshots recorded.
+    pub(super) fn into_parts(self) -> (Vec<Event>, Vec<Snapshot>) {
+        (self.events, self.snapshots)
+    }
+
     fn record(&mut self, state: &State, events: Vec<Event>) {
         if events
             .iter()
@@ -182,7 +187,7 @@ impl GameService {
     async fn commit<T>(&self, game: &CachedGame, mut write: Write<T>) -> Result<T, StoreError> {
         let mut record = game.record.clone();
         record.status.clone_from(&write.update.status);
-        if let Some(seat) = &write.update.new_seat {
+        for seat in &write.update.new_seats {
             record.players += 1;
             record.seat_tokens.push((seat.seat, seat.token_hash));
             record.seat_tokens.sort_by_key(|(seat, _)| *seat);

@@ -9,6 +9,8 @@
 //!   replies;
 //! - [`attempts`]: the write path they share: decide, append through the group commit, and the
 //!   retry that settles races in the store;
+//! - [`challenges`]: challenges and rematches: their answers, and the game the last acceptance
+//!   creates with every seat taken;
 //! - [`cache`]: this instance's decoded game states, checked against the store before use, and
 //!   how a use case gets a game (from them, or from the store);
 //! - [`batches`]: the one batching primitive: requests that arrive together, answered by one call;
@@ -39,6 +41,7 @@ pub mod audit_status;
 pub mod audit_worker;
 pub mod batches;
 pub mod cache;
+pub mod challenges;
 pub mod clock;
 pub mod commits;
 pub mod credentials;
@@ -89,6 +92,7 @@ pub struct GameService {
     metrics: GameMetrics,
     clock: Clock,
     default_turn_timeout_s: Option<u32>,
+    challenge_expiry: std::time::Duration,
     cache: Arc<StateCache>,
     versions: Arc<Batches<VersionRead>>,
     commits: Arc<Batches<GroupCommit>>,
@@ -115,6 +119,7 @@ impl GameService {
             metrics,
             clock: Clock::system(),
             default_turn_timeout_s: None,
+            challenge_expiry: std::time::Duration::from_secs(24 * 60 * 60),
             cache: Arc::new(StateCache::new(DEFAULT_CACHED_GAMES)),
             versions: Arc::new(Batches::new(VersionRead(Arc::clone(&store)))),
             commits: Arc::new(Batches::new(GroupCommit(Arc::clone(&store)))),
@@ -134,6 +139,14 @@ impl GameService {
     pub fn with_default_turn_timeout(self, turn_timeout_s: Option<u32>) -> Self {
         GameService {
             default_turn_timeout_s: turn_timeout_s,
+            ..self
+        }
+    }
+
+    /// This service, whose challenges stay open for their answers for `expiry`.
+    pub fn with_challenge_expiry(self, expiry: std::time::Duration) -> Self {
+        GameService {
+            challenge_expiry: expiry,
             ..self
         }
     }

@@ -58,7 +58,7 @@ pub struct AccountGame {
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewAccountEvent {
     pub account: String,
-    /// `game_started`, `your_turn` or `game_ended`.
+    /// `game_started`, `your_turn`, `game_ended`, `challenge_received` or `challenge_answered`.
     pub kind: &'static str,
     pub at: Timestamp,
     /// The event's fields besides `id`, `at`, `type` and `game_id`.
@@ -105,7 +105,8 @@ pub struct AccountEventRecord {
     pub id: i64,
     pub at: String,
     pub kind: String,
-    pub game_id: Uuid,
+    /// Null for an event of no game (a challenge's).
+    pub game_id: Option<Uuid>,
     pub data: serde_json::Value,
 }
 

@@ -196,7 +196,7 @@ impl GameUpdate {
         GameUpdate {
             status: state.status,
             projection: projection(state),
-            new_seat: None,
+            new_seats: Vec::new(),
             snapshots,
             deadline_at: engine::turn_deadline(state),
             account_games: Vec::new(),

@@ -259,7 +259,7 @@ pub struct AccountEventRow {
     at: String,
     #[sqlx(rename = "type")]
     kind: String,
-    game_id: Uuid,
+    game_id: Option<Uuid>,
     data: Json<Value>,
 }
 

@@ -13,6 +13,7 @@
 
 mod accounts;
 mod batch;
+mod challenges;
 mod ratings;
 
 use std::future::Future;
@@ -26,6 +27,7 @@ use uuid::Uuid;
 
 use super::accounts::{AccountStore, wake_key};
 use super::notify::Changes;
+use super::challenges::ChallengeStore;
 use super::ratings::RatingStore;
 use super::rows::{self, AccountRow, EntryRow, GameRow, LobbyRow, ResponseRow, SnapshotRow};
 use super::{
@@ -255,6 +257,10 @@ where
     for<'r> ratings::DueRow: FromRow<'r, DB::Row>,
     for<'r> ratings::HistoryRow: FromRow<'r, DB::Row>,
     for<'r> ratings::RankedRow: FromRow<'r, DB::Row>,
+    Option<Uuid>: Bind<DB>,
+    for<'a> Json<&'a Vec<String>>: Bind<DB>,
+    for<'r> (String, Option<String>): FromRow<'r, DB::Row>,
+    for<'r> challenges::ChallengeRow: FromRow<'r, DB::Row>,
 {
     async fn create_game(
         &self,
@@ -262,33 +268,17 @@ where
         events: Vec<NewEvent>,
         idem: Option<CreateIdempotency>,
     ) -> Result<Vec<Entry>, StoreError> {
-        let (entries, head_hash) = seal(&game.server_seed, chain::GENESIS, 1, events)?;
-        // The row starts before its first entry; its first append writes them, as any other.
         let update = GameUpdate {
             status: game.status,
             projection: game.projection.clone(),
-            new_seat: None,
+            new_seats: Vec::new(),
             snapshots: Vec::new(),
             deadline_at: None,
             account_games: Vec::new(),
             account_events: Vec::new(),
         };
-        let batch = Batch::of(&[Sealed {
-            game_id: game.id,
-            expected_version: 0,
-            entries: &entries,
-            head_hash,
-            update: &update,
-            idem: None,
-        }])?;
         let mut tx = DB::begin_write(&self.pool).await?;
-        Self::insert_game(&mut tx, &game).await?;
-        if DB::write_batch(&mut tx, &batch).await? != [game.id] {
-            return Err(StoreError::Internal(format!(
-                "game {} was not at its start when created",
-                game.id
-            )));
-        }
+        let entries = Self::write_new_game(&mut tx, &game, events, &update).await?;
         if let Some(idem) = &idem {
             Self::insert_create_response(&mut tx, idem).await?;
         }
@@ -571,6 +561,10 @@ where
         self
     }
 
+    fn challenges(&self) -> &dyn ChallengeStore {
+        self
+    }
+
     async fn ping(&self) -> Result<(), StoreError> {
         sqlx::query("SELECT 1").execute(&self.pool).await?;
         Ok(())
@@ -594,6 +588,35 @@ where
     Option<Json<Value>>: Bind<DB>,
     Option<String>: Bind<DB>,
 {
+    /// Creates `game` on `conn`: its row, then its first `events` written by an append that
+    /// brings the row to `update` (with its seats, and what it tells their accounts). Returns
+    /// the stored entries.
+    async fn write_new_game(
+        conn: &mut DB::Connection,
+        game: &NewGame,
+        events: Vec<NewEvent>,
+        update: &GameUpdate,
+    ) -> Result<Vec<Entry>, StoreError> {
+        let (entries, head_hash) = seal(&game.server_seed, chain::GENESIS, 1, events)?;
+        // The row starts before its first entry; its first append writes them, as any other.
+        let batch = Batch::of(&[Sealed {
+            game_id: game.id,
+            expected_version: 0,
+            entries: &entries,
+            head_hash,
+            update,
+            idem: None,
+        }])?;
+        Self::insert_game(conn, game).await?;
+        if DB::write_batch(conn, &batch).await? != [game.id] {
+            return Err(StoreError::Internal(format!(
+                "game {} was not at its start when created",
+                game.id
+            )));
+        }
+        Ok(entries)
+    }
+
     /// The game row at version 0, before its first entry (the head is [`chain::GENESIS`]).
     async fn insert_game(conn: &mut DB::Connection, game: &NewGame) -> Result<(), StoreError> {
         sqlx::query(DB::STATEMENTS.insert_game)

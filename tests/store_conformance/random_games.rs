@@ -91,7 +91,7 @@ async fn play_random_game(store: &dyn EventStore, number: u64, batch: usize) -> 
         let update = GameUpdate {
             status: state.status,
             projection: codec::projection(&state),
-            new_seat: Some(taken),
+            new_seats: vec![taken],
             snapshots: Vec::new(),
             deadline_at: engine::turn_deadline(&state),
             account_games: Vec::new(),
@@ -125,7 +125,7 @@ async fn play_random_game(store: &dyn EventStore, number: u64, batch: usize) -> 
         let update = GameUpdate {
             status: state.status,
             projection: codec::projection(&state),
-            new_seat: None,
+            new_seats: Vec::new(),
             snapshots: Vec::new(),
             deadline_at: engine::turn_deadline(&state),
             account_games: Vec::new(),
