@@ -213,8 +213,11 @@ impl Config {
         let turn_timeout_s = turn_timeout_s(&lookup)?;
         let waiting_expiry_s =
             parse_number(&lookup, "GOLF_WAITING_EXPIRY_S", DEFAULT_WAITING_EXPIRY_S)?;
-        let challenge_expiry_s =
-            parse_number(&lookup, "GOLF_CHALLENGE_EXPIRY_S", DEFAULT_CHALLENGE_EXPIRY_S)?;
+        let challenge_expiry_s = parse_number(
+            &lookup,
+            "GOLF_CHALLENGE_EXPIRY_S",
+            DEFAULT_CHALLENGE_EXPIRY_S,
+        )?;
         let sweep_interval_ms = parse_number(&lookup, "GOLF_SWEEP_INTERVAL_MS", 1000)?;
 
         let http = http_settings(&lookup)?;

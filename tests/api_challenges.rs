@@ -7,6 +7,7 @@ mod common;
 
 use std::time::Duration;
 
+use common::openapi::{assert_valid, spec};
 use common::{Backend, TestApp, TestDatabase, spawn_app, spawn_app_with};
 use golf_server::service::Clock;
 use reqwest::Method;
@@ -35,8 +36,16 @@ async fn send(
 /// `author` challenges `to` to a one-hole game; answers the challenge.
 async fn challenge(app: &TestApp, author: &str, to: &[&str]) -> Value {
     let body = json!({"to": to, "holes": 1});
-    let (status, challenge) = send(app, Method::POST, "/v1/challenges", Some(&body), Some(author)).await;
+    let (status, challenge) = send(
+        app,
+        Method::POST,
+        "/v1/challenges",
+        Some(&body),
+        Some(author),
+    )
+    .await;
     assert_eq!(status, 201, "{challenge}");
+    assert_valid(&spec(), "Challenge", &challenge);
     challenge
 }
 
@@ -49,11 +58,15 @@ async fn answer(app: &TestApp, id: &str, token: &str, verb: &str) -> (u16, Value
 async fn events(app: &TestApp, token: &str) -> Vec<Value> {
     let (status, page) = send(app, Method::GET, "/v1/account/events", None, Some(token)).await;
     assert_eq!(status, 200);
+    assert_valid(&spec(), "AccountEventsPage", &page);
     page["events"].as_array().unwrap().clone()
 }
 
 fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
-    events.iter().filter(|event| event["type"] == kind).collect()
+    events
+        .iter()
+        .filter(|event| event["type"] == kind)
+        .collect()
 }
 
 async fn accepted_by_all_creates_the_game_with_every_seat(backend: Backend) {
@@ -65,34 +78,66 @@ async fn accepted_by_all_creates_the_game_with_every_seat(backend: Backend) {
     let created = challenge(&app, &ada, &["Bob", "cleo"]).await;
     let id = created["id"].as_str().unwrap();
     assert_eq!(created["status"], "open");
-    assert_eq!(created["to"], json!([{"username": "bob", "answer": null}, {"username": "cleo", "answer": null}]));
+    assert_eq!(
+        created["to"],
+        json!([{"username": "bob", "answer": null}, {"username": "cleo", "answer": null}])
+    );
     let received = events(&app, &bob).await;
     let received = of_type(&received, "challenge_received");
     assert_eq!(received.len(), 1);
-    assert_eq!((&received[0]["challenge_id"], &received[0]["game_id"]), (&json!(id), &Value::Null));
-    let (_, listed) = send(&app, Method::GET, "/v1/account/challenges", None, Some(&cleo)).await;
+    assert_eq!(
+        (&received[0]["challenge_id"], &received[0]["game_id"]),
+        (&json!(id), &Value::Null)
+    );
+    let (_, listed) = send(
+        &app,
+        Method::GET,
+        "/v1/account/challenges",
+        None,
+        Some(&cleo),
+    )
+    .await;
     assert_eq!(listed["challenges"][0]["id"], json!(id));
     let (status, after_bob) = answer(&app, id, &bob, "accept").await;
     assert_eq!((status, &after_bob["status"]), (200, &json!("open")));
     let (status, again) = answer(&app, id, &bob, "accept").await;
-    assert_eq!((status, &again["status"]), (200, &json!("open")), "the same answer again");
+    assert_eq!(
+        (status, &again["status"]),
+        (200, &json!("open")),
+        "the same answer again"
+    );
     let (status, done) = answer(&app, id, &cleo, "accept").await;
     assert_eq!((status, &done["status"]), (200, &json!("accepted")));
     let game_id = done["game_id"].as_str().unwrap();
     let view = app.view(game_id, None).await;
     assert_eq!(view["status"], "playing");
-    let names: Vec<&Value> = view["players"].as_array().unwrap().iter().map(|p| &p["name"]).collect();
+    let names: Vec<&Value> = view["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| &p["name"])
+        .collect();
     assert_eq!(names, [&json!("ada"), &json!("bob"), &json!("cleo")]);
     for (seat, token) in [&ada, &bob, &cleo].into_iter().enumerate() {
         let own = app.view(game_id, Some(token)).await;
         assert_eq!(own["you"], seat, "an account's token acts as its seat's");
         let started = events(&app, token).await;
         let started = of_type(&started, "game_started");
-        assert_eq!((started.len(), &started[0]["game_id"]), (1, &json!(game_id)));
+        assert_eq!(
+            (started.len(), &started[0]["game_id"]),
+            (1, &json!(game_id))
+        );
     }
     let answered = events(&app, &ada).await;
     assert_eq!(of_type(&answered, "challenge_answered").len(), 2);
-    let (_, listed) = send(&app, Method::GET, "/v1/account/challenges", None, Some(&ada)).await;
+    let (_, listed) = send(
+        &app,
+        Method::GET,
+        "/v1/account/challenges",
+        None,
+        Some(&ada),
+    )
+    .await;
     assert_eq!(listed["challenges"], json!([]), "no longer open");
 }
 
@@ -108,11 +153,21 @@ async fn a_decline_closes_it_and_later_answers_are_refused(backend: Backend) {
     assert_eq!((status, &declined["status"]), (200, &json!("declined")));
     assert_eq!(declined["to"][0]["answer"], "declined");
     let (status, problem) = answer(&app, id, &cleo, "accept").await;
-    assert_eq!((status, &problem["code"]), (409, &json!("challenge_closed")));
+    assert_eq!(
+        (status, &problem["code"]),
+        (409, &json!("challenge_closed"))
+    );
     let (status, problem) = answer(&app, id, &bob, "accept").await;
-    assert_eq!((status, &problem["code"]), (409, &json!("challenge_closed")));
+    assert_eq!(
+        (status, &problem["code"]),
+        (409, &json!("challenge_closed"))
+    );
     let (status, problem) = answer(&app, id, &ada, "accept").await;
-    assert_eq!((status, &problem["code"]), (401, &json!("unauthorized")), "the author does not answer");
+    assert_eq!(
+        (status, &problem["code"]),
+        (401, &json!("unauthorized")),
+        "the author does not answer"
+    );
 }
 
 async fn its_author_cancels_it_and_strangers_never_see_it(backend: Backend) {
@@ -133,9 +188,15 @@ async fn its_author_cancels_it_and_strangers_never_see_it(backend: Backend) {
     let (status, read) = send(&app, Method::GET, &path, None, Some(&bob)).await;
     assert_eq!((status, &read["status"]), (200, &json!("cancelled")));
     let (status, problem) = answer(&app, created["id"].as_str().unwrap(), &bob, "accept").await;
-    assert_eq!((status, &problem["code"]), (409, &json!("challenge_closed")));
+    assert_eq!(
+        (status, &problem["code"]),
+        (409, &json!("challenge_closed"))
+    );
     let (status, problem) = send(&app, Method::DELETE, &path, None, Some(&ada)).await;
-    assert_eq!((status, &problem["code"]), (409, &json!("challenge_closed")));
+    assert_eq!(
+        (status, &problem["code"]),
+        (409, &json!("challenge_closed"))
+    );
 }
 
 async fn a_challenge_names_other_existing_accounts(backend: Backend) {
@@ -153,7 +214,14 @@ async fn a_challenge_names_other_existing_accounts(backend: Backend) {
     ];
     for (to, code) in cases {
         let body = json!({"to": to});
-        let (status, problem) = send(&app, Method::POST, "/v1/challenges", Some(&body), Some(&ada)).await;
+        let (status, problem) = send(
+            &app,
+            Method::POST,
+            "/v1/challenges",
+            Some(&body),
+            Some(&ada),
+        )
+        .await;
         assert_eq!((status, &problem["code"]), (422, &json!(code)), "{to}");
     }
     let body = json!({"to": ["bob"]});
@@ -176,8 +244,18 @@ async fn a_challenge_expires(backend: Backend) {
     let (_, read) = send(&app, Method::GET, &path, None, Some(&bob)).await;
     assert_eq!(read["status"], "expired");
     let (status, problem) = answer(&app, created["id"].as_str().unwrap(), &bob, "accept").await;
-    assert_eq!((status, &problem["code"]), (409, &json!("challenge_closed")));
-    let (_, listed) = send(&app, Method::GET, "/v1/account/challenges", None, Some(&bob)).await;
+    assert_eq!(
+        (status, &problem["code"]),
+        (409, &json!("challenge_closed"))
+    );
+    let (_, listed) = send(
+        &app,
+        Method::GET,
+        "/v1/account/challenges",
+        None,
+        Some(&bob),
+    )
+    .await;
     assert_eq!(listed["challenges"], json!([]));
 }
 
@@ -196,13 +274,30 @@ async fn a_rematch_with_a_bot_starts_at_once(backend: Backend) {
     let rematch = format!("/v1/games/{id}/rematch");
     let (status, problem) = send(&app, Method::POST, &rematch, None, Some(&ada)).await;
     assert_eq!((status, &problem["code"]), (409, &json!("not_finished")));
-    send(&app, Method::POST, &format!("/v1/games/{id}/leave"), None, Some(&ada)).await;
+    send(
+        &app,
+        Method::POST,
+        &format!("/v1/games/{id}/leave"),
+        None,
+        Some(&ada),
+    )
+    .await;
     let (status, offered) = send(&app, Method::POST, &rematch, None, Some(&ada)).await;
-    assert_eq!((status, &offered["status"]), (201, &json!("accepted")), "{offered}");
-    assert_eq!((&offered["to"], &offered["bots"]), (&json!([]), &json!(["greedy"])));
+    assert_eq!(
+        (status, &offered["status"]),
+        (201, &json!("accepted")),
+        "{offered}"
+    );
+    assert_eq!(
+        (&offered["to"], &offered["bots"]),
+        (&json!([]), &json!(["greedy"]))
+    );
     let game = offered["game_id"].as_str().unwrap();
     let view = app.view(game, Some(&ada)).await;
-    assert_eq!((&view["status"], &view["you"]), (&json!("playing"), &json!(0)));
+    assert_eq!(
+        (&view["status"], &view["you"]),
+        (&json!("playing"), &json!(0))
+    );
     assert_eq!(view["players"][1]["bot"], "greedy");
 }
 
@@ -219,13 +314,32 @@ async fn a_rematch_between_accounts_is_a_challenge(backend: Backend) {
         send(&app, Method::POST, &path, Some(&json!({})), Some(token)).await;
     }
     for token in [&ada, &bob] {
-        send(&app, Method::POST, &format!("/v1/games/{id}/leave"), None, Some(token)).await;
+        send(
+            &app,
+            Method::POST,
+            &format!("/v1/games/{id}/leave"),
+            None,
+            Some(token),
+        )
+        .await;
     }
-    let (status, offered) = send(&app, Method::POST, &format!("/v1/games/{id}/rematch"), None, Some(&bob)).await;
+    let (status, offered) = send(
+        &app,
+        Method::POST,
+        &format!("/v1/games/{id}/rematch"),
+        None,
+        Some(&bob),
+    )
+    .await;
     assert_eq!(status, 201, "{offered}");
-    assert_eq!((&offered["from"], &offered["rated"], &offered["holes"]), (&json!("bob"), &json!(true), &json!(1)));
+    assert_eq!(
+        (&offered["from"], &offered["rated"], &offered["holes"]),
+        (&json!("bob"), &json!(true), &json!(1))
+    );
     let (_, done) = answer(&app, offered["id"].as_str().unwrap(), &ada, "accept").await;
-    let view = app.view(done["game_id"].as_str().unwrap(), Some(&bob)).await;
+    let view = app
+        .view(done["game_id"].as_str().unwrap(), Some(&bob))
+        .await;
     assert_eq!(view["you"], 0);
 }
 

@@ -37,8 +37,30 @@ fn default_holes() -> i64 {
     9
 }
 
+/// A game's id, as the examples show it.
+const GAME_EXAMPLE: &str = "3f1c2b4a-5d6e-4f70-8a9b-0c1d2e3f4a5b";
+
+/// An example challenge from ada to bob with `status`, and the game it created, if any.
+fn challenge_example(status: &str, game_id: Option<&str>) -> serde_json::Value {
+    let answer = match status {
+        "accepted" => Some("accepted"),
+        "declined" => Some("declined"),
+        _ => None,
+    };
+    serde_json::json!({
+        "id": "5b0e3c1a-8a2f-4d6e-9c71-2f4b8d0e6a13", "from": "ada",
+        "to": [{"username": "bob", "answer": answer}], "holes": 9,
+        "rules": crate::store::codec::to_json(&crate::engine::Rules::default()),
+        "rated": true, "bots": [], "status": status, "game_id": game_id,
+        "created_at": "2026-05-01T12:00:00.000000Z", "expires_at": "2026-05-02T12:00:00.000000Z",
+    })
+}
+
 /// The answer with a challenge, private to its parties.
-fn challenge_response(builder: actix_web::HttpResponseBuilder, challenge: &Challenge) -> HttpResponse {
+fn challenge_response(
+    builder: actix_web::HttpResponseBuilder,
+    challenge: &Challenge,
+) -> HttpResponse {
     private(builder).json(challenge)
 }
 
@@ -46,10 +68,13 @@ fn challenge_response(builder: actix_web::HttpResponseBuilder, challenge: &Chall
 /// is created with every seat taken and each seat's account gets `game_started`.
 #[utoipa::path(
     tag = "challenges",
-    request_body = CreateChallengeBody,
+    request_body(content = CreateChallengeBody, examples(
+        ("one opponent" = (value = json!({"to": ["bob"], "holes": 9, "rated": true}))),
+        ("three, house rules" = (value = json!({"to": ["bob", "cleo", "dan"], "holes": 3, "rules": {"final_turns": true}}))),
+    )),
     security(("bearer" = [])),
     responses(
-        (status = 201, description = "The challenge, open", body = Challenge, headers(("Location" = String, description = "The challenge"))),
+        (status = 201, description = "The challenge, open", body = Challenge, headers(("Location" = String, description = "The challenge")), example = json!(challenge_example("open", None))),
         docs::BodyProblems,
         docs::Unauthorized,
         (status = 422, description = "invalid_challenge, unknown_account, invalid_game_options", body = Problem, content_type = "application/problem+json"),
@@ -77,7 +102,10 @@ pub async fn create_challenge(
         .create_challenge(bearer(&request).as_deref(), new)
         .await?;
     let response = challenge_response(HttpResponse::Created(), &challenge);
-    Ok(with_location(response, &format!("/v1/challenges/{}", challenge.id)))
+    Ok(with_location(
+        response,
+        &format!("/v1/challenges/{}", challenge.id),
+    ))
 }
 
 /// A challenge, as its author and the challenged accounts read it (404 for anyone else).
@@ -86,7 +114,7 @@ pub async fn create_challenge(
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The challenge")),
     responses(
-        (status = 200, description = "The challenge", body = Challenge),
+        (status = 200, description = "The challenge", body = Challenge, example = json!(challenge_example("open", None))),
         docs::Unauthorized,
         (status = 404, description = "not_found: no such challenge, or not one of the account's", body = Problem, content_type = "application/problem+json"),
         docs::DatabaseFailures,
@@ -112,7 +140,7 @@ pub async fn read_challenge(
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The challenge")),
     responses(
-        (status = 200, description = "The challenge after the answer", body = Challenge),
+        (status = 200, description = "The challenge after the answer", body = Challenge, example = json!(challenge_example("accepted", Some(GAME_EXAMPLE)))),
         docs::Unauthorized,
         (status = 404, description = "not_found", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "challenge_closed: no longer open, or answered otherwise; write_conflict", body = Problem, content_type = "application/problem+json"),
@@ -134,7 +162,7 @@ pub async fn accept_challenge(
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The challenge")),
     responses(
-        (status = 200, description = "The challenge after the answer", body = Challenge),
+        (status = 200, description = "The challenge after the answer", body = Challenge, example = json!(challenge_example("declined", None))),
         docs::Unauthorized,
         (status = 404, description = "not_found", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "challenge_closed: no longer open, or answered otherwise; write_conflict", body = Problem, content_type = "application/problem+json"),
@@ -194,7 +222,7 @@ pub async fn cancel_challenge(
     tag = "challenges",
     security(("bearer" = [])),
     responses(
-        (status = 200, description = "The account's open challenges", body = ChallengeList),
+        (status = 200, description = "The account's open challenges", body = ChallengeList, example = json!({"challenges": [challenge_example("open", None)]})),
         docs::Unauthorized,
         docs::DatabaseFailures,
     )
@@ -219,7 +247,7 @@ pub async fn account_challenges(
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The finished game")),
     responses(
-        (status = 201, description = "The rematch's challenge", body = Challenge, headers(("Location" = String, description = "The challenge"))),
+        (status = 201, description = "The rematch's challenge", body = Challenge, headers(("Location" = String, description = "The challenge")), example = json!(challenge_example("open", None))),
         docs::Unauthorized,
         docs::NoSuchGame,
         (status = 409, description = "not_finished: the game is still on", body = Problem, content_type = "application/problem+json"),
@@ -239,5 +267,8 @@ pub async fn rematch(
         .rematch(*id, bearer(&request).as_deref())
         .await?;
     let response = challenge_response(HttpResponse::Created(), &challenge);
-    Ok(with_location(response, &format!("/v1/challenges/{}", challenge.id)))
+    Ok(with_location(
+        response,
+        &format!("/v1/challenges/{}", challenge.id),
+    ))
 }

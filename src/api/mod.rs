@@ -88,7 +88,8 @@ pub struct AppState {
     components(schemas(
         Problem, View, CreatedGame, LobbyPage, Joined, EventsPage, Audit,
         account_games::GameStartedEvent, account_games::YourTurnEvent,
-        account_games::GameEndedEvent,
+        account_games::GameEndedEvent, account_games::ChallengeReceivedEvent,
+        account_games::ChallengeAnsweredEvent,
     )),
     modifiers(&BearerAuth),
     tags(

@@ -334,10 +334,12 @@ pub fn name_unions(spec: &mut OpenApi) {
 }
 
 /// The schemas of an account's events, each with its `type`, as the union `AccountEvent`.
-pub const ACCOUNT_EVENTS: [(&str, &str); 3] = [
+pub const ACCOUNT_EVENTS: [(&str, &str); 5] = [
     ("game_started", "GameStartedEvent"),
     ("your_turn", "YourTurnEvent"),
     ("game_ended", "GameEndedEvent"),
+    ("challenge_received", "ChallengeReceivedEvent"),
+    ("challenge_answered", "ChallengeAnsweredEvent"),
 ];
 
 /// `AccountEvent`: a `oneOf` of [`ACCOUNT_EVENTS`] with a `discriminator` on `type`.

@@ -12,11 +12,11 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
-use crate::ratings::{self, Rating, SeatResult};
 use crate::engine::{
     BotKind, ClientSeed, Command, EndReason, Event, Move, PlayerName, RuleError, Rules, RulesInput,
     Seat, Secrets, Stage, State, Timestamp, check_game_size, choose, execute, observe, shuffle,
 };
+use crate::ratings::{self, Rating, SeatResult};
 
 /// What to simulate.
 #[derive(Clone, PartialEq, Eq, Debug)]

@@ -105,7 +105,12 @@ impl GameService {
     pub async fn rematch(&self, id: Uuid, token: Option<&str>) -> Result<Challenge, ServiceError> {
         let author = self.account_of(token).await?;
         let (record, state) = self.load(id).await?;
-        if !record.accounts.seats.iter().any(|(_, a)| *a == author.username) {
+        if !record
+            .accounts
+            .seats
+            .iter()
+            .any(|(_, a)| *a == author.username)
+        {
             return Err(ServiceError::Unauthorized(
                 "A rematch is offered by an account that held a seat of the game.",
             ));
@@ -138,14 +143,21 @@ impl GameService {
     }
 
     /// Challenge `id` as the account of `token` (its author or one it challenged) reads it.
-    pub async fn challenge(&self, id: Uuid, token: Option<&str>) -> Result<Challenge, ServiceError> {
+    pub async fn challenge(
+        &self,
+        id: Uuid,
+        token: Option<&str>,
+    ) -> Result<Challenge, ServiceError> {
         let account = self.account_of(token).await?;
         let record = self.party_to(id, &account.username).await?;
         Ok(self.shown(record))
     }
 
     /// The open challenges the account of `token` sent or received.
-    pub async fn open_challenges(&self, token: Option<&str>) -> Result<ChallengeList, ServiceError> {
+    pub async fn open_challenges(
+        &self,
+        token: Option<&str>,
+    ) -> Result<ChallengeList, ServiceError> {
         let account = self.account_of(token).await?;
         let records = self
             .store
@@ -170,7 +182,10 @@ impl GameService {
         let account = self.account_of(token).await?;
         for _ in 0..MAX_ATTEMPTS {
             let record = self.party_to(id, &account.username).await?;
-            let Some(answer) = self.decide_answer(&record, &account.username, accept).await? else {
+            let Some(answer) = self
+                .decide_answer(&record, &account.username, accept)
+                .await?
+            else {
                 return Ok(self.shown(record));
             };
             let notice = challenge_notice(
@@ -179,7 +194,12 @@ impl GameService {
                 self.now(),
                 json!({"challenge_id": id, "username": account.username, "answer": answer.answer}),
             );
-            match self.store.challenges().answer_challenge(answer, vec![notice]).await {
+            match self
+                .store
+                .challenges()
+                .answer_challenge(answer, vec![notice])
+                .await
+            {
                 Ok(()) => return self.challenge(id, token).await,
                 Err(StoreError::Conflict) => continue,
                 Err(error) => return Err(error.into()),
@@ -189,7 +209,11 @@ impl GameService {
     }
 
     /// Its author cancels challenge `id` while it is open.
-    pub async fn cancel_challenge(&self, id: Uuid, token: Option<&str>) -> Result<(), ServiceError> {
+    pub async fn cancel_challenge(
+        &self,
+        id: Uuid,
+        token: Option<&str>,
+    ) -> Result<(), ServiceError> {
         let account = self.account_of(token).await?;
         for _ in 0..MAX_ATTEMPTS {
             let record = self.party_to(id, &account.username).await?;
@@ -200,7 +224,10 @@ impl GameService {
             }
             self.check_open(&record)?;
             let challenges = self.store.challenges();
-            match challenges.close_challenge(id, record.version, "cancelled").await {
+            match challenges
+                .close_challenge(id, record.version, "cancelled")
+                .await
+            {
                 Ok(()) => return Ok(()),
                 Err(StoreError::Conflict) => continue,
                 Err(error) => return Err(error.into()),
@@ -460,7 +487,14 @@ impl GameService {
         let (joined, snapshots) = advanced.into_parts();
         events.extend(joined);
         let host_token = Token::generate();
-        let mut game = NewGame::created(&state, at, secrets.server_seed, host_token.hash(), true, None)?;
+        let mut game = NewGame::created(
+            &state,
+            at,
+            secrets.server_seed,
+            host_token.hash(),
+            true,
+            None,
+        )?;
         game.host_account = Some(record.author.clone());
         let mut update = GameUpdate::after(&state, snapshots);
         update.new_seats = new_seats;

@@ -26,8 +26,8 @@ use sqlx::{Database, Encode, Executor, FromRow, IntoArguments, Pool, Transaction
 use uuid::Uuid;
 
 use super::accounts::{AccountStore, wake_key};
-use super::notify::Changes;
 use super::challenges::ChallengeStore;
+use super::notify::Changes;
 use super::ratings::RatingStore;
 use super::rows::{self, AccountRow, EntryRow, GameRow, LobbyRow, ResponseRow, SnapshotRow};
 use super::{
