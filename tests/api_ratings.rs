@@ -366,7 +366,7 @@ async fn one_account_ending_two_rated_games_at_once_on_two_instances_gets_both()
     );
     let mut games: Vec<&Value> = history.iter().map(|change| &change["game_id"]).collect();
     games.sort_by_key(|id| id.as_str());
-    let mut expected = vec![json!(one), json!(two)];
+    let mut expected = [json!(one), json!(two)];
     expected.sort_by_key(|id| id.as_str().map(str::to_owned));
     assert_eq!(games, expected.iter().collect::<Vec<_>>());
 }

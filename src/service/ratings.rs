@@ -183,7 +183,7 @@ mod tests {
             rank: 50,
             username: "ada".to_owned(),
             display_name: "Ada".to_owned(),
-            rating: Rating::new(1623.123_456_789_012_3, 150.0, 9),
+            rating: Rating::new(1_623.123_456_789_012_3, 150.0, 9),
         };
         let (rank, cursor) = decode_cursor(&encode_cursor(&last)).unwrap();
         assert_eq!(rank, 50);

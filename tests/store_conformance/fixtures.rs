@@ -29,6 +29,7 @@ pub fn new_game(created_at: &str) -> NewGame {
         status: Status::Waiting,
         projection: raw(json!({"status": "waiting", "players": []})),
         host_account: None,
+        rated: false,
     }
 }
 

@@ -66,6 +66,7 @@ async fn play_random_game(store: &dyn EventStore, number: u64, batch: usize) -> 
         status: state.status,
         projection: codec::projection(&state),
         host_account: None,
+        rated: false,
     };
     store.create_game(game, events, None).await.expect("create");
 
