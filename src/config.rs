@@ -49,6 +49,8 @@ pub struct Config {
     pub turn_timeout_s: Option<u32>,
     /// `GOLF_WAITING_EXPIRY_S`: how long a game may wait for players before it is cancelled.
     pub waiting_expiry: Duration,
+    /// `GOLF_CHALLENGE_EXPIRY_S`: how long a challenge stays open for its answers (a day).
+    pub challenge_expiry: Duration,
     /// `GOLF_SWEEP_INTERVAL_MS`: how often each instance looks for turn timeouts and expired
     /// waiting games.
     pub sweep_interval: Duration,
@@ -215,6 +217,9 @@ impl std::str::FromStr for Network {
 /// How long a game waits for players by default: a day.
 pub const DEFAULT_WAITING_EXPIRY_S: u32 = 24 * 60 * 60;
 
+/// How long a challenge waits for its answers by default: a day.
+pub const DEFAULT_CHALLENGE_EXPIRY_S: u32 = 24 * 60 * 60;
+
 /// A variable that is set to a value the service cannot use.
 #[derive(Debug, Error, PartialEq, Eq)]
 #[error("{var}={value:?} is not valid: {expected}")]
@@ -246,6 +251,11 @@ impl Config {
         let turn_timeout_s = turn_timeout_s(&lookup)?;
         let waiting_expiry_s =
             parse_number(&lookup, "GOLF_WAITING_EXPIRY_S", DEFAULT_WAITING_EXPIRY_S)?;
+        let challenge_expiry_s = parse_number(
+            &lookup,
+            "GOLF_CHALLENGE_EXPIRY_S",
+            DEFAULT_CHALLENGE_EXPIRY_S,
+        )?;
         let sweep_interval_ms = parse_number(&lookup, "GOLF_SWEEP_INTERVAL_MS", 1000)?;
         let analysis_threads = parse_count(&lookup, "GOLF_ANALYSIS_THREADS", 1)?;
 
@@ -262,6 +272,7 @@ impl Config {
             db_statement_timeout: Duration::from_millis(u64::from(statement_ms)),
             turn_timeout_s,
             waiting_expiry: Duration::from_secs(u64::from(waiting_expiry_s)),
+            challenge_expiry: Duration::from_secs(u64::from(challenge_expiry_s)),
             sweep_interval: Duration::from_millis(u64::from(sweep_interval_ms)),
             analysis_threads: analysis_threads as usize,
             http,
@@ -579,6 +590,7 @@ mod tests {
         assert_eq!(config.db_statement_timeout, Duration::from_secs(5));
         assert_eq!(config.turn_timeout_s, None);
         assert_eq!(config.waiting_expiry, Duration::from_secs(86_400));
+        assert_eq!(config.challenge_expiry, Duration::from_secs(86_400));
         assert_eq!(config.sweep_interval, Duration::from_secs(1));
     }
 

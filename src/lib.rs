@@ -6,6 +6,8 @@
 //!   replay of logs, views, bots. No I/O, no clock, no OS randomness.
 //! - [`store`]: the event store behind the [`store::EventStore`] trait, PostgreSQL or embedded
 //!   SQLite, its migrations, the hash chain, and the codec between rows and engine types.
+//! - [`ratings`]: the Weng-Lin ratings of accounts and bots, and their update by a rated
+//!   game's result. Pure, as the engine.
 //! - [`service`]: the use cases: load, authenticate, decide, run bots, append, answer.
 //! - [`api`]: HTTP handlers (one file per resource), problem errors and the OpenAPI document.
 //! - [`audit`]: the offline audit of a finished game's log (chain, seeds, deals, every move
@@ -23,6 +25,7 @@ pub mod commands;
 pub mod config;
 pub mod engine;
 pub mod metrics;
+pub mod ratings;
 pub mod service;
 pub mod startup;
 pub mod store;

@@ -91,7 +91,8 @@ impl Application {
                 resolver,
                 config.webhooks.allow_private,
                 config.webhooks.retry_delays.clone(),
-            ));
+            ))
+            .with_challenge_expiry(config.challenge_expiry);
         tokio::spawn(service.clone().deliver_webhooks());
         spawn_sweeper(
             service.clone(),
@@ -250,6 +251,8 @@ fn spawn_sweeper(service: GameService, interval: Duration, waiting_expiry: Durat
                 Ok(swept) if swept != Swept::default() => tracing::info!(
                     seats_taken = swept.seats_taken,
                     games_cancelled = swept.games_cancelled,
+                    ratings_applied = swept.ratings_applied,
+                    challenges_expired = swept.challenges_expired,
                     "swept abandoned games"
                 ),
                 Ok(_) => {}

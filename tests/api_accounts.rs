@@ -43,7 +43,10 @@ async fn an_account_is_created_read_and_its_name_folded(backend: Backend) {
         created["display_name"], "ada_1",
         "the display name defaults to the username"
     );
-    assert_eq!(created["rating"], Value::Null);
+    assert_eq!(
+        created["rating"],
+        json!({"value": 1500.0, "deviation": 500.0, "games": 0, "provisional": true})
+    );
     assert_eq!(created["games"], json!({"played": 0, "won": 0}));
     let token = created["token"].as_str().unwrap();
     let (status, own) = get_json(&app, "/v1/account", Some(token)).await;

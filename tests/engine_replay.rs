@@ -50,6 +50,7 @@ impl Game {
             rules,
             commitment: shuffle::commitment(&self.secrets.server_seed),
             stacked: false,
+            rated: false,
         });
     }
 

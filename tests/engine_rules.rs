@@ -246,6 +246,7 @@ fn create_only_on_an_empty_state_and_validates_its_options() {
         rules: default_rules(2),
         commitment: String::new(),
         stacked: false,
+        rated: false,
     };
     assert_eq!(game.run(&again).expect_err("exists").code(), "game_exists");
     let mut empty = Game {
@@ -265,6 +266,7 @@ fn create_only_on_an_empty_state_and_validates_its_options() {
         rules: default_rules(4),
         commitment: String::new(),
         stacked: false,
+        rated: false,
     };
     assert_eq!(
         empty.run(&bad).expect_err("5 seats").code(),

@@ -91,6 +91,7 @@ fn a_game_with_these_client_seeds_deals_the_reference_order() {
         rules: Rules::resolve(4, None, None, None).expect("default rules"),
         commitment: COMMITMENT.to_owned(),
         stacked: false,
+        rated: false,
     }];
     for client_seed in ["alice", "", "Zoë 🎲", ""] {
         commands.push(Command::Join {

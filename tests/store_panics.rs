@@ -155,6 +155,14 @@ impl EventStore for Panicky {
         self.store.webhooks()
     }
 
+    fn ratings(&self) -> &dyn golf_server::store::RatingStore {
+        self.store.ratings()
+    }
+
+    fn challenges(&self) -> &dyn golf_server::store::ChallengeStore {
+        self.store.challenges()
+    }
+
     async fn ping(&self) -> Result<(), StoreError> {
         self.store.ping().await
     }

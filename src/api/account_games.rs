@@ -107,6 +107,40 @@ pub struct GameEndedEvent {
     pub winners: Vec<Seat>,
 }
 
+/// The account was challenged (`game_id` is null: the game does not exist yet).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ChallengeReceivedEvent {
+    pub id: i64,
+    pub at: String,
+    /// `challenge_received`.
+    #[serde(rename = "type")]
+    #[schema(schema_with = challenge_received_type)]
+    pub kind: String,
+    /// Always null.
+    pub game_id: Option<Uuid>,
+    pub challenge_id: Uuid,
+    /// The challenge's author.
+    pub from: String,
+}
+
+/// An account answered the account's challenge (`game_id` is null).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ChallengeAnsweredEvent {
+    pub id: i64,
+    pub at: String,
+    /// `challenge_answered`.
+    #[serde(rename = "type")]
+    #[schema(schema_with = challenge_answered_type)]
+    pub kind: String,
+    /// Always null.
+    pub game_id: Option<Uuid>,
+    pub challenge_id: Uuid,
+    /// Who answered.
+    pub username: String,
+    /// `accepted` or `declined`.
+    pub answer: String,
+}
+
 /// A game's id, as the examples show it.
 const GAME_EXAMPLE: &str = "3f1c2b4a-5d6e-4f70-8a9b-0c1d2e3f4a5b";
 
@@ -140,6 +174,14 @@ fn your_turn_type() -> utoipa::openapi::Object {
 
 fn game_ended_type() -> utoipa::openapi::Object {
     type_is("game_ended")
+}
+
+fn challenge_received_type() -> utoipa::openapi::Object {
+    type_is("challenge_received")
+}
+
+fn challenge_answered_type() -> utoipa::openapi::Object {
+    type_is("challenge_answered")
 }
 
 /// The games of the token's account, by the time of their last entry, newest first.

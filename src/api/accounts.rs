@@ -41,7 +41,7 @@ pub struct CreateAccountBody {
     request_body(content = CreateAccountBody, example = json!({"username": "ada", "display_name": "Ada"})),
     params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retried creation return the first answer (with its token): 22 to 255 visible ASCII characters, and random (a UUID). Scoped to the client's address", min_length = 22, max_length = 255, pattern = "^[!-~]+$")),
     responses(
-        (status = 201, description = "The account and its token", body = CreatedAccount, headers(("Location" = String, description = "The account's profile")), example = json!({"username": "ada", "display_name": "Ada", "created_at": "2026-05-01T12:00:00.000000Z", "rating": null, "games": {"played": 0, "won": 0}, "token": TOKEN_EXAMPLE})),
+        (status = 201, description = "The account and its token", body = CreatedAccount, headers(("Location" = String, description = "The account's profile")), example = json!({"username": "ada", "display_name": "Ada", "created_at": "2026-05-01T12:00:00.000000Z", "rating": {"value": 1500.0, "deviation": 500.0, "games": 0, "provisional": true}, "games": {"played": 0, "won": 0}, "token": TOKEN_EXAMPLE})),
         docs::BodyProblems,
         (status = 409, description = "username_taken, database_busy: the name is taken, or another write held the data past the lock timeout (nothing was applied)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "invalid_username, invalid_name, idempotency_key_reused", body = Problem, content_type = "application/problem+json"),
@@ -85,7 +85,7 @@ pub async fn create_account(
     tag = "accounts",
     security(("bearer" = [])),
     responses(
-        (status = 200, description = "The account", body = Account, example = json!({"username": "ada", "display_name": "Ada", "created_at": "2026-05-01T12:00:00.000000Z", "rating": null, "games": {"played": 12, "won": 5}})),
+        (status = 200, description = "The account", body = Account, example = json!({"username": "ada", "display_name": "Ada", "created_at": "2026-05-01T12:00:00.000000Z", "rating": {"value": 1623.4, "deviation": 187.2, "games": 14, "provisional": false}, "games": {"played": 12, "won": 5}})),
         docs::Unauthorized,
         docs::DatabaseFailures,
     )
@@ -128,7 +128,7 @@ pub async fn rotate_token(
     tag = "accounts",
     params(("username" = String, Path, description = "The account (compared in lowercase)")),
     responses(
-        (status = 200, description = "The profile", body = Profile, example = json!({"username": "ada", "display_name": "Ada", "rating": null, "games": {"played": 12, "won": 5}, "recent": []})),
+        (status = 200, description = "The profile", body = Profile, example = json!({"username": "ada", "display_name": "Ada", "rating": {"value": 1623.4, "deviation": 187.2, "games": 14, "provisional": false}, "games": {"played": 12, "won": 5}, "recent": []})),
         (status = 404, description = "not_found: no account with this username", body = Problem, content_type = "application/problem+json"),
         docs::DatabaseFailures,
     )

@@ -159,7 +159,15 @@ pub const CODES: &[ProblemCode] = &[
     code(
         "not_finished",
         409,
-        "The game is not finished: its complete log is exported, and its analysis computed, only at the end.",
+        "The game is not finished: its complete log is exported, its analysis computed and a \
+         rematch offered only at the end.",
+        Reload,
+    ),
+    code(
+        "challenge_closed",
+        409,
+        "The challenge is no longer open (accepted, declined, cancelled or expired), or the \
+         account already gave another answer.",
         Reload,
     ),
     code(
@@ -270,7 +278,28 @@ pub const CODES: &[ProblemCode] = &[
     code(
         "invalid_game_options",
         422,
-        "Seats, holes or rule options are out of their ranges.",
+        "Seats, holes or rule options are out of their ranges, or they do not go together (a \
+         rated game with explicit decks).",
+        FixRequest,
+    ),
+    code(
+        "invalid_challenge",
+        422,
+        "A challenge's `to` is not 1 to 3 distinct usernames other than its author's, or names a \
+         built-in bot.",
+        FixRequest,
+    ),
+    code(
+        "unknown_account",
+        422,
+        "A username in the request names no account.",
+        FixRequest,
+    ),
+    code(
+        "account_required",
+        422,
+        "The game is rated: its seats are taken with an account token (or by the host's \
+         built-in bots).",
         FixRequest,
     ),
     code(

@@ -39,6 +39,11 @@ pub struct CreateGameBody {
     #[serde(default)]
     #[schema(schema_with = constraints::decks)]
     pub decks: Option<Vec<Vec<String>>>,
+    /// Whether the game's end updates its seats' ratings (default false). A rated game's seats
+    /// are taken only with account tokens or by the built-in bots (an anonymous join is 422
+    /// `account_required`), and it cannot have `decks` (422 `invalid_game_options`).
+    #[serde(default)]
+    pub rated: bool,
 }
 
 fn default_holes() -> i64 {
@@ -67,6 +72,7 @@ pub struct LobbyQuery {
     request_body(content = CreateGameBody, examples(
         ("two players" = (value = json!({"seats": 2, "holes": 9}))),
         ("house rules" = (value = json!({"seats": 4, "holes": 3, "rules": {"flip_after_discard": "optional", "final_turns": true}, "private": true}))),
+        ("rated" = (value = json!({"seats": 2, "holes": 9, "rated": true}))),
     )),
     params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retried creation return the first answer (with its host token): 22 to 255 visible ASCII characters, and random (a UUID). Scoped to the client's address: the same key from another address creates a game of its own", min_length = 22, max_length = 255, pattern = "^[!-~]+$")),
     security((), ("bearer" = [])),
@@ -103,6 +109,7 @@ pub async fn create_game(
                 rules: parsed.rules,
                 private: parsed.private,
                 decks: parsed.decks,
+                rated: parsed.rated,
             },
             key,
         )

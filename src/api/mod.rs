@@ -9,7 +9,9 @@
 //!   (every decision of a finished game judged),
 //!   [`stream`] (the live log as Server-Sent Events), [`accounts`] (accounts, their tokens,
 //!   profiles), [`account_games`] (an account's games, events and event stream),
-//!   [`webhooks`] (an account's webhook and the log of its deliveries), [`health`] (liveness, readiness, metrics);
+//!   [`webhooks`] (an account's webhook and the log of its deliveries), [`challenges`]
+//!   (challenges and rematches), [`ratings`] (the leaderboard, rating histories), [`health`]
+//!   (liveness, readiness, metrics);
 //! - [`limits`]: who the client is, its budgets of creations and joins and of expensive reads,
 //!   its open streams;
 //! - [`http`]: bodies, tokens, `Idempotency-Key`, `If-Match`, `ETag`, private caching;
@@ -25,6 +27,7 @@ pub mod account_games;
 pub mod accounts;
 pub mod analysis;
 pub mod audit;
+pub mod challenges;
 pub mod codes;
 pub mod constraints;
 pub mod docs;
@@ -38,6 +41,7 @@ pub mod log;
 pub mod moves;
 pub mod players;
 pub mod problem;
+pub mod ratings;
 pub mod schemas;
 pub mod stream;
 pub mod webapp;
@@ -90,12 +94,15 @@ pub struct AppState {
         crate::engine::Analysis, crate::engine::Decision, crate::engine::SeatAnalysis,
         analysis::AnalysisPending,
         account_games::GameStartedEvent, account_games::YourTurnEvent,
-        account_games::GameEndedEvent,
+        account_games::GameEndedEvent, account_games::ChallengeReceivedEvent,
+        account_games::ChallengeAnsweredEvent,
     )),
     modifiers(&BearerAuth),
     tags(
         (name = "games", description = "Create, join, view and play games"),
         (name = "accounts", description = "Accounts: one identity across games (v1.2)"),
+        (name = "ratings", description = "Ratings of rated games, the leaderboard (v1.2)"),
+        (name = "challenges", description = "Challenges and rematches (v1.2)"),
         (name = "log", description = "The hash-chained log of a game, and replays"),
         (name = "operations", description = "Health, readiness and metrics"),
     )
@@ -154,6 +161,15 @@ fn routes(config: &mut ServiceConfig) {
         .service(accounts::own_account)
         .service(accounts::rotate_token)
         .service(accounts::profile)
+        .service(ratings::leaderboard)
+        .service(ratings::rating_history)
+        .service(challenges::create_challenge)
+        .service(challenges::read_challenge)
+        .service(challenges::accept_challenge)
+        .service(challenges::decline_challenge)
+        .service(challenges::cancel_challenge)
+        .service(challenges::account_challenges)
+        .service(challenges::rematch)
         .service(account_games::account_games)
         .service(account_games::account_events)
         .service(account_games::account_stream)

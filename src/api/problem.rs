@@ -250,6 +250,9 @@ impl From<ServiceError> for ApiError {
                 ApiError::new("not_finished", detail)
             }
             ServiceError::AnalysisDisabled => ApiError::new("analysis_disabled", detail),
+            ServiceError::ChallengeClosed(_) => ApiError::new("challenge_closed", detail),
+            ServiceError::InvalidChallenge(_) => ApiError::new("invalid_challenge", detail),
+            ServiceError::UnknownAccount(_) => ApiError::new("unknown_account", detail),
             ServiceError::OutOfRange(_) => ApiError::new("out_of_range", detail),
             ServiceError::Internal(reason) => {
                 tracing::error!(%reason, "server fault");
@@ -332,6 +335,7 @@ mod tests {
             (RuleError::InvalidClientSeed("x".into()), 422),
             (RuleError::InvalidDeck("x".into()), 422),
             (RuleError::InvalidGameOptions("x".into()), 422),
+            (RuleError::AccountRequired, 422),
         ];
         for (rule, status) in cases {
             let (code, sentence) = (rule.code(), rule.to_string());

@@ -29,8 +29,9 @@ pub const SEAT: &str = "Seat";
 /// The property whose value tells the variants apart, in moves and in log entries.
 pub const DISCRIMINATOR: &str = "type";
 
-/// Fields of log entries' data left out when they have no value (`player_joined`'s `account`).
-const OMITTED_WHEN_ABSENT: [&str; 1] = ["account"];
+/// Fields of log entries' data left out when they have no value (`player_joined`'s `account`,
+/// `game_created`'s `rated` when false).
+const OMITTED_WHEN_ABSENT: [&str; 2] = ["account", "rated"];
 
 /// An example of each move, by its `type`.
 fn move_example(kind: &str) -> Value {
@@ -333,10 +334,12 @@ pub fn name_unions(spec: &mut OpenApi) {
 }
 
 /// The schemas of an account's events, each with its `type`, as the union `AccountEvent`.
-pub const ACCOUNT_EVENTS: [(&str, &str); 3] = [
+pub const ACCOUNT_EVENTS: [(&str, &str); 5] = [
     ("game_started", "GameStartedEvent"),
     ("your_turn", "YourTurnEvent"),
     ("game_ended", "GameEndedEvent"),
+    ("challenge_received", "ChallengeReceivedEvent"),
+    ("challenge_answered", "ChallengeAnsweredEvent"),
 ];
 
 /// `AccountEvent`: a `oneOf` of [`ACCOUNT_EVENTS`] with a `discriminator` on `type`.

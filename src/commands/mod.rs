@@ -16,11 +16,12 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::commands::simulate::SimulateOptions;
+use crate::commands::simulate::{BotRating, SimulateOptions};
 use crate::config::Config;
 use crate::engine::{BotKind, RulesInput};
 use crate::startup::Application;
 use crate::store;
+use crate::store::ratings::bot_account;
 use crate::{api, telemetry};
 
 /// The command line of `golf-server`.
@@ -90,6 +91,11 @@ struct SimulateArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
+    /// Store the bots' ratings these games give as the ratings of the built-in bots' accounts
+    /// (`bot-greedy`, ...) in the database named by DATABASE_URL, so that the leaderboard
+    /// starts with them. Their counts of rated games stay.
+    #[arg(long)]
+    seed_ratings: bool,
 }
 
 fn parse_rules(text: &str) -> Result<RulesInput, String> {
@@ -123,7 +129,14 @@ fn simulate(args: SimulateArgs) -> ExitCode {
             std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
         }),
     };
-    match simulate::run(&options) {
+    let report = simulate::run(&options);
+    if let Ok(report) = &report
+        && args.seed_ratings
+        && !seed_ratings(&report.ratings)
+    {
+        return ExitCode::FAILURE;
+    }
+    match report {
         Ok(report) if args.json => match serde_json::to_string_pretty(&report) {
             Ok(json) => {
                 println!("{json}");
@@ -143,6 +156,37 @@ fn simulate(args: SimulateArgs) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Stores `ratings` as the ratings of the bots' accounts; whether it did.
+fn seed_ratings(ratings: &[BotRating]) -> bool {
+    let Some((config, runtime)) = prepare() else {
+        return false;
+    };
+    runtime.block_on(async {
+        let store = match store::connect(&config.database_url, &config.pool_options()).await {
+            Ok(store) => store,
+            Err(error) => {
+                eprintln!("golf-server: cannot open the database named by DATABASE_URL: {error}");
+                return false;
+            }
+        };
+        for rated in ratings {
+            let account = bot_account(rated.bot.name());
+            match store.ratings().set_rating(&account, rated.rating).await {
+                Ok(true) => eprintln!("golf-server: seeded the rating of {account}"),
+                Ok(false) => {
+                    eprintln!("golf-server: no account {account} in this database");
+                    return false;
+                }
+                Err(error) => {
+                    eprintln!("golf-server: {error}");
+                    return false;
+                }
+            }
+        }
+        true
+    })
 }
 
 fn check_db() -> ExitCode {

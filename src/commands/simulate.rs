@@ -17,6 +17,7 @@ use crate::engine::{
     BotKind, ClientSeed, Command, EndReason, Event, Move, PlayerName, RuleError, Rules, RulesInput,
     Seat, Secrets, Stage, State, Timestamp, check_game_size, choose, execute, observe, shuffle,
 };
+use crate::ratings::{self, Rating, SeatResult};
 
 /// What to simulate.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -95,6 +96,16 @@ pub struct SimulationReport {
     pub bots: Vec<SeatReport>,
     /// How fast each kind of bot decided.
     pub decisions: Vec<DecisionTimes>,
+    /// Each bot's rating after these games, rated as the server rates a rated game (a bot in
+    /// several seats of one game rated by its first), from 1500: what `--seed-ratings` stores.
+    pub ratings: Vec<BotRating>,
+}
+
+/// A bot's rating after a simulation.
+#[derive(Clone, PartialEq, Debug, Serialize)]
+pub struct BotRating {
+    pub bot: BotKind,
+    pub rating: Rating,
 }
 
 /// What one game left.
@@ -113,11 +124,12 @@ pub fn run(options: &SimulateOptions) -> Result<SimulationReport, RuleError> {
     let (seats, holes) = check_game_size(i64::from(options.seats), i64::from(options.holes))?;
     let rules = options.rules.resolve(seats)?;
     let bots = seat_bots(&options.bots, seats)?;
-    let mut tally = Tally::new(seats);
+    let mut tally = Tally::new(&bots);
     let started = Instant::now();
     let mut timings: Vec<(BotKind, Duration)> = Vec::new();
     for outcome in play_games(options, seats, holes, rules, &bots) {
         let outcome = outcome?;
+        tally.rate(&bots, &outcome.totals);
         tally.add(&outcome);
         timings.extend(outcome.timings);
     }
@@ -135,6 +147,7 @@ pub fn run(options: &SimulateOptions) -> Result<SimulationReport, RuleError> {
         mean_turns_per_hole: per(tally.turns as f64, hole_count),
         turn_cap_share: per(tally.capped_holes as f64, hole_count),
         bots: tally.seat_reports(&bots, games, holes),
+        ratings: tally.ratings,
         decisions: decision_times(timings),
     })
 }
@@ -225,15 +238,51 @@ struct Tally {
     wins: Vec<f64>,
     turns: u64,
     capped_holes: u64,
+    /// Each bot's rating so far, in the order of their first seats.
+    ratings: Vec<BotRating>,
 }
 
 impl Tally {
-    fn new(seats: u8) -> Tally {
+    fn new(bots: &[BotKind]) -> Tally {
+        let mut ratings: Vec<BotRating> = Vec::new();
+        for &bot in bots {
+            if !ratings.iter().any(|rated| rated.bot == bot) {
+                ratings.push(BotRating {
+                    bot,
+                    rating: Rating::initial(),
+                });
+            }
+        }
         Tally {
-            totals: vec![0; seats.into()],
-            wins: vec![0.0; seats.into()],
+            totals: vec![0; bots.len()],
+            wins: vec![0.0; bots.len()],
             turns: 0,
             capped_holes: 0,
+            ratings,
+        }
+    }
+
+    /// Rates the game whose seats `bots` ended with `totals`.
+    fn rate(&mut self, bots: &[BotKind], totals: &[i32]) {
+        let rating_of = |bot: BotKind| {
+            self.ratings
+                .iter()
+                .find(|rated| rated.bot == bot)
+                .map_or_else(Rating::initial, |rated| rated.rating)
+        };
+        let seats: Vec<SeatResult> = bots
+            .iter()
+            .zip(totals)
+            .map(|(&bot, &total)| SeatResult {
+                before: rating_of(bot),
+                total,
+            })
+            .collect();
+        let after = ratings::rate(&seats);
+        for rated in &mut self.ratings {
+            if let Some(seat) = bots.iter().position(|&bot| bot == rated.bot) {
+                rated.rating = after[seat];
+            }
         }
     }
 
@@ -287,6 +336,7 @@ fn play_game(
         rules,
         commitment: shuffle::commitment(&server_seed),
         stacked: false,
+        rated: false,
     })?;
     table.seat(bots)?;
     table.play_out(bots, &mut StdRng::from_seed(server_seed))
@@ -443,6 +493,15 @@ impl SimulationReport {
                 times.p50_us,
                 times.p99_us,
                 times.max_us
+            );
+        }
+        for rated in &self.ratings {
+            let _ = writeln!(
+                out,
+                "rating of {}: {:.1} (deviation {:.1})",
+                rated.bot.name(),
+                rated.rating.value,
+                rated.rating.deviation
             );
         }
         out

@@ -45,10 +45,14 @@ pub fn apply(state: &mut State, event: &Event, at: Timestamp) {
             rules,
             commitment,
             stacked,
+            rated,
             ..
-        } => apply_created(
-            state, *game_id, *seats, *holes, *rules, commitment, *stacked,
-        ),
+        } => {
+            apply_created(
+                state, *game_id, *seats, *holes, *rules, commitment, *stacked,
+            );
+            state.rated = *rated;
+        }
         Event::PlayerJoined {
             name,
             bot,

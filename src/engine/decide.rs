@@ -39,7 +39,15 @@ pub fn decide(
             rules,
             commitment,
             stacked,
-        } => decide_create(state, *game_id, *seats, *holes, rules, commitment, *stacked),
+            rated,
+        } => decide_create(
+            state,
+            *game_id,
+            (*seats, *holes),
+            rules,
+            commitment,
+            (*stacked, *rated),
+        ),
         Command::Join {
             name,
             bot,
@@ -78,17 +86,23 @@ fn decide_takeover(
     }])
 }
 
+/// `game_created` of a game of `(seats, holes)`, `(stacked, rated)`: a rated game's deals are
+/// never chosen by its creator.
 fn decide_create(
     state: &State,
     game_id: Uuid,
-    seats: u8,
-    holes: u8,
+    (seats, holes): (u8, u8),
     rules: &Rules,
     commitment: &str,
-    stacked: bool,
+    (stacked, rated): (bool, bool),
 ) -> Result<Vec<Event>, RuleError> {
     if state.game_id.is_some() {
         return Err(RuleError::AlreadyCreated);
+    }
+    if stacked && rated {
+        return Err(RuleError::InvalidGameOptions(
+            "a rated game cannot be stacked: leave out decks, or rated".to_owned(),
+        ));
     }
     check_game_size(i64::from(seats), i64::from(holes))?;
     let rules = RulesInput::from(*rules).resolve(seats)?;
@@ -100,6 +114,7 @@ fn decide_create(
         rules,
         commitment: commitment.to_owned(),
         stacked,
+        rated,
     }])
 }
 
@@ -126,6 +141,9 @@ fn decide_join(
     secrets: &Secrets,
 ) -> Result<Vec<Event>, RuleError> {
     let seat = usize::from(check_join(state)?);
+    if state.rated && bot.is_none() && account.is_none() {
+        return Err(RuleError::AccountRequired);
+    }
     let mut events = vec![Event::PlayerJoined {
         seat: seat as Seat,
         name: name.clone(),

@@ -20,6 +20,9 @@ pub enum RuleError {
     /// A move before every seat is taken.
     #[error("The game has not started: seats are still free.")]
     GameNotStarted,
+    /// A seat of a rated game taken by neither an account nor a built-in bot.
+    #[error("This game is rated: take its seat with an account token.")]
+    AccountRequired,
     /// A move after the last hole.
     #[error("The game is finished.")]
     GameFinished,
@@ -121,6 +124,7 @@ impl RuleError {
             RuleError::NotCreated => "not_found",
             RuleError::AlreadyCreated => "game_exists",
             RuleError::GameFull => "game_full",
+            RuleError::AccountRequired => "account_required",
             RuleError::GameNotStarted => "game_not_started",
             RuleError::GameFinished => "game_finished",
             RuleError::NoSuchSeat(_) => "no_such_seat",

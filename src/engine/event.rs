@@ -33,6 +33,10 @@ pub enum Event {
         commitment: String,
         /// Whether explicit decks were given.
         stacked: bool,
+        /// Whether the game updates its seats' ratings when it ends; absent when it does not,
+        /// so that the logs of unrated games are as earlier releases wrote them.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        rated: bool,
     },
     /// A seat was taken.
     PlayerJoined {

@@ -203,6 +203,8 @@ pub enum Command {
         commitment: String,
         /// Whether `Secrets::decks` holds explicit decks.
         stacked: bool,
+        /// Whether the game's end updates its seats' ratings (never with `stacked`).
+        rated: bool,
     },
     /// Takes the next free seat; taking the last one deals hole 1.
     Join {

@@ -186,8 +186,9 @@ fn command_of(
             seats,
             holes,
             rules,
+            rated,
             ..
-        } => Ok(create_command(game_id, seats, holes, rules, secrets)),
+        } => Ok(create_command(game_id, seats, holes, rules, rated, secrets)),
         Event::PlayerJoined {
             ref name,
             bot,
@@ -228,8 +229,15 @@ fn command_of(
 
 /// The command that creates the game a `game_created` entry records. The service commits to its
 /// server seed and marks a game stacked when it has explicit decks: both come from the secrets,
-/// so that the log must say so too.
-fn create_command(game_id: Uuid, seats: u8, holes: u8, rules: Rules, secrets: &Secrets) -> Command {
+/// so that the log must say so too. Whether it is rated is the log's word.
+fn create_command(
+    game_id: Uuid,
+    seats: u8,
+    holes: u8,
+    rules: Rules,
+    rated: bool,
+    secrets: &Secrets,
+) -> Command {
     Command::Create {
         game_id,
         seats,
@@ -237,6 +245,7 @@ fn create_command(game_id: Uuid, seats: u8, holes: u8, rules: Rules, secrets: &S
         rules,
         commitment: shuffle::commitment(&secrets.server_seed),
         stacked: !secrets.decks.is_empty(),
+        rated,
     }
 }
 

@@ -132,6 +132,11 @@ pub struct State {
     pub commitment: String,
     /// Whether explicit decks were given at creation.
     pub stacked: bool,
+    /// Whether the game's end updates its seats' ratings.
+    // Kept only when set, so that the projection of an unrated game is what it was before
+    // ratings existed: check-db compares the two.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rated: bool,
     /// Waiting, playing or finished.
     pub status: Status,
     /// The seated players, in seat order.

@@ -33,7 +33,7 @@ pub struct GameSummary {
     pub seats: u8,
     pub holes: u8,
     pub rules: Rules,
-    /// Always false until rated games arrive.
+    /// Whether the game's end updates its seats' ratings.
     pub rated: bool,
     pub stacked: bool,
     /// The seq of its last entry.
@@ -88,7 +88,7 @@ impl GameSummary {
             seats: state.seats,
             holes: state.holes,
             rules: state.rules,
-            rated: false,
+            rated: state.rated,
             stacked: state.stacked,
             version: listed.version,
             updated_at: listed.updated_at.clone(),

@@ -5,11 +5,11 @@
 //! by that hash on every request (no instance keeps one), then compared in constant time.
 
 use serde::Serialize;
-use serde_json::Value;
 use subtle::ConstantTimeEq;
 use utoipa::ToSchema;
 
 use crate::engine::PlayerName;
+use crate::ratings::Rating;
 use crate::service::account_games::{GameCounts, GameSummary};
 use crate::service::credentials::{Credential, Token, account_credential, authenticate};
 use crate::service::{Answer, GameService, IdempotencyKey, ServiceError};
@@ -63,9 +63,8 @@ pub struct Account {
     pub display_name: String,
     /// When it was created (RFC 3339, UTC).
     pub created_at: String,
-    /// Always null until ratings arrive.
-    #[schema(value_type = Option<Object>)]
-    pub rating: Option<Value>,
+    /// Its rating in free-for-all rated games (1500 before the first).
+    pub rating: Rating,
     pub games: GameCounts,
 }
 
@@ -90,9 +89,8 @@ pub struct RotatedToken {
 pub struct Profile {
     pub username: String,
     pub display_name: String,
-    /// Always null until ratings arrive.
-    #[schema(value_type = Option<Object>)]
-    pub rating: Option<Value>,
+    /// Its rating in free-for-all rated games (1500 before the first).
+    pub rating: Rating,
     pub games: GameCounts,
     /// Its last 10 finished games, newest first.
     pub recent: Vec<GameSummary>,
@@ -111,7 +109,7 @@ impl Account {
             username: record.username.clone(),
             display_name: record.display_name.clone(),
             created_at: record.created_at.to_string(),
-            rating: None,
+            rating: record.rating,
             games,
         }
     }
@@ -137,6 +135,7 @@ impl GameService {
             display_name: display_name.as_str().to_owned(),
             token_hash: token.hash(),
             created_at: self.now(),
+            rating: Rating::initial(),
         };
         let created = CreatedAccount {
             account: Account::of(&record, GameCounts::default()),
@@ -264,7 +263,7 @@ impl GameService {
                 "There is no account with this username.",
             ))?;
         Ok(Profile {
-            rating: None,
+            rating: record.rating,
             games: self.game_counts(&record.username).await?,
             recent: self.recent_games(&record.username).await?,
             username: record.username,

@@ -56,7 +56,7 @@ impl<T> Attempt<T> {
     /// This write, which also takes a seat.
     pub(super) fn seating(mut self, seat: NewSeat) -> Self {
         if let Attempt::Write(write) = &mut self {
-            write.update.new_seat = Some(seat);
+            write.update.new_seats.push(seat);
         }
         self
     }
@@ -80,6 +80,11 @@ pub(super) struct Advanced {
 }
 
 impl Advanced {
+    /// The events and snapshots recorded.
+    pub(super) fn into_parts(self) -> (Vec<Event>, Vec<Snapshot>) {
+        (self.events, self.snapshots)
+    }
+
     fn record(&mut self, state: &State, events: Vec<Event>) {
         if events
             .iter()
@@ -177,11 +182,12 @@ impl GameService {
 
     /// Appends `write` to `game` through the group commit, with what it tells the accounts bound
     /// to the game's seats; once it is stored, keeps the game as it left it, counts its events,
-    /// queues the audit of a game it finished, and answers.
+    /// queues the audit of a game it finished, applies its end to the ratings if it is rated, and
+    /// answers.
     async fn commit<T>(&self, game: &CachedGame, mut write: Write<T>) -> Result<T, StoreError> {
         let mut record = game.record.clone();
         record.status.clone_from(&write.update.status);
-        if let Some(seat) = &write.update.new_seat {
+        for seat in &write.update.new_seats {
             record.players += 1;
             record.seat_tokens.push((seat.seat, seat.token_hash));
             record.seat_tokens.sort_by_key(|(seat, _)| *seat);
@@ -213,6 +219,9 @@ impl GameService {
         {
             self.audits.finished(record.id);
             self.analyses.queue(record.id);
+            if write.after.rated {
+                self.rate_ended_game(record.id).await;
+            }
         }
         self.remember(record, &entries, write.after);
         Ok(write.answer)

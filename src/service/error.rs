@@ -41,6 +41,16 @@ pub enum ServiceError {
     /// The game is not finished: its complete log is not public yet (export).
     #[error("The game is not finished: its complete log is exported once it is.")]
     NotFinished,
+    /// An answer to, or cancellation of, a challenge that is no longer open, or a second answer
+    /// that changes the first.
+    #[error("{0}")]
+    ChallengeClosed(&'static str),
+    /// A challenge's list of accounts breaks its rules (1 to 3 distinct others, no bot).
+    #[error("{0}")]
+    InvalidChallenge(String),
+    /// A username that names no account, in a request's body.
+    #[error("There is no account named {0}.")]
+    UnknownAccount(String),
     /// The game is not finished: it has no analysis yet.
     #[error("The game is not finished: it is analysed once it is.")]
     NotAnalysable,

@@ -15,12 +15,15 @@
 //!   replies;
 //! - [`attempts`]: the write path they share: decide, append through the group commit, and the
 //!   retry that settles races in the store;
+//! - [`challenges`]: challenges and rematches: their answers, and the game the last acceptance
+//!   creates with every seat taken;
 //! - [`cache`]: this instance's decoded game states, checked against the store before use, and
 //!   how a use case gets a game (from them, or from the store);
 //! - [`batches`]: the one batching primitive: requests that arrive together, answered by one call;
 //! - [`commits`]: group commit of the appends of concurrent writes (a batch job);
 //! - [`versions`]: the reads of games' versions that check them, shared by concurrent views (a
 //!   batch job);
+//! - [`ratings`]: rating histories, the leaderboard, and the application of rated games' ends;
 //! - [`reads`]: views, the lobby, pages of the log, replays, the export;
 //! - [`timeouts`]: seats handed to the bot (a leave, a turn timeout) and the sweeper that finds
 //!   turn timeouts and expired waiting games;
@@ -48,6 +51,7 @@ pub mod audit_status;
 pub mod audit_worker;
 pub mod batches;
 pub mod cache;
+pub mod challenges;
 pub mod clock;
 pub mod commits;
 pub mod credentials;
@@ -57,6 +61,7 @@ pub mod live;
 pub mod notices;
 pub mod paging;
 pub mod precedence;
+pub mod ratings;
 pub mod reads;
 pub mod timeouts;
 pub mod versions;
@@ -102,6 +107,7 @@ pub struct GameService {
     metrics: GameMetrics,
     clock: Clock,
     default_turn_timeout_s: Option<u32>,
+    challenge_expiry: std::time::Duration,
     cache: Arc<StateCache>,
     versions: Arc<Batches<VersionRead>>,
     commits: Arc<Batches<GroupCommit>>,
@@ -130,6 +136,7 @@ impl GameService {
             metrics,
             clock: Clock::system(),
             default_turn_timeout_s: None,
+            challenge_expiry: std::time::Duration::from_secs(24 * 60 * 60),
             cache: Arc::new(StateCache::new(DEFAULT_CACHED_GAMES)),
             versions: Arc::new(Batches::new(VersionRead(Arc::clone(&store)))),
             commits: Arc::new(Batches::new(GroupCommit(Arc::clone(&store)))),
@@ -168,6 +175,14 @@ impl GameService {
     pub fn with_webhooks(self, webhooks: Webhooks) -> Self {
         GameService {
             webhooks: Arc::new(webhooks),
+            ..self
+        }
+    }
+
+    /// This service, whose challenges stay open for their answers for `expiry`.
+    pub fn with_challenge_expiry(self, expiry: std::time::Duration) -> Self {
+        GameService {
+            challenge_expiry: expiry,
             ..self
         }
     }

@@ -30,6 +30,10 @@ pub struct Swept {
     pub seats_taken: usize,
     /// Waiting games cancelled for want of players.
     pub games_cancelled: usize,
+    /// Rated games' ends applied that no write had applied (after a crash or a failure).
+    pub ratings_applied: usize,
+    /// Open challenges marked expired.
+    pub challenges_expired: u64,
 }
 
 impl GameService {
@@ -87,7 +91,9 @@ impl GameService {
 
     /// One pass of the sweeper: the turn timeouts due now, then the waiting games created more
     /// than `waiting_expiry` ago, cancelled as their host would (404 from then on, out of the
-    /// lobby, their streams closed). A game that fails is logged and left to the next pass.
+    /// lobby, their streams closed), then the rated games' ends still to apply and the
+    /// challenges past their expiry. A game that
+    /// fails is logged and left to the next pass.
     pub async fn sweep(&self, waiting_expiry: Duration) -> Result<Swept, ServiceError> {
         let now = self.now();
         let mut swept = Swept::default();
@@ -119,6 +125,8 @@ impl GameService {
                 }
             }
         }
+        swept.ratings_applied = self.apply_due_ratings().await?;
+        swept.challenges_expired = self.expire_challenges().await?;
         Ok(swept)
     }
 }

@@ -33,6 +33,9 @@ pub struct NewGameRequest {
     pub private: bool,
     /// Explicit deal orders for holes 1, 2, ...
     pub decks: Option<Vec<Vec<String>>>,
+    /// Whether its end updates its seats' ratings: then only accounts and the built-in bots
+    /// take its seats, and it cannot be stacked.
+    pub rated: bool,
 }
 
 /// A seat as the client asks for it, before validation.
@@ -124,6 +127,7 @@ impl GameService {
             rules,
             commitment: engine::shuffle::commitment(&secrets.server_seed),
             stacked: !secrets.decks.is_empty(),
+            rated: request.rated,
         };
         let at = self.now();
         let mut state = State::default();

@@ -8,6 +8,7 @@ use uuid::Uuid;
 
 use super::{CreateIdempotency, RawJson, StoreError};
 use crate::engine::{Status, Timestamp};
+use crate::ratings::Rating;
 
 /// The key under which the wake-up hub ([`super::notify`]) knows the streams of `username`'s
 /// events: a UUID derived from the name, which no game's (random) id meets.
@@ -29,13 +30,14 @@ pub struct NewAccount {
 }
 
 /// An account as stored.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountRecord {
     pub username: String,
     pub display_name: String,
     /// The hash of its current token.
     pub token_hash: [u8; 32],
     pub created_at: Timestamp,
+    pub rating: Rating,
 }
 
 /// Where a game stands for an account bound to one of its seats, after an append.
@@ -56,7 +58,7 @@ pub struct AccountGame {
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewAccountEvent {
     pub account: String,
-    /// `game_started`, `your_turn` or `game_ended`.
+    /// `game_started`, `your_turn`, `game_ended`, `challenge_received` or `challenge_answered`.
     pub kind: &'static str,
     pub at: Timestamp,
     /// The event's fields besides `id`, `at`, `type` and `game_id`.
@@ -103,7 +105,8 @@ pub struct AccountEventRecord {
     pub id: i64,
     pub at: String,
     pub kind: String,
-    pub game_id: Uuid,
+    /// Null for an event of no game (a challenge's).
+    pub game_id: Option<Uuid>,
     pub data: serde_json::Value,
 }
 

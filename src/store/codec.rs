@@ -163,6 +163,7 @@ impl NewGame {
             status: state.status,
             projection: projection(state),
             host_account: None,
+            rated: state.rated,
         })
     }
 }
@@ -195,7 +196,7 @@ impl GameUpdate {
         GameUpdate {
             status: state.status,
             projection: projection(state),
-            new_seat: None,
+            new_seats: Vec::new(),
             snapshots,
             deadline_at: engine::turn_deadline(state),
             account_games: Vec::new(),
@@ -260,6 +261,7 @@ mod tests {
             rules: Rules::resolve(2, None, None, None).unwrap(),
             commitment: shuffle::commitment(&secrets.server_seed),
             stacked: false,
+            rated: false,
         }];
         for name in ["Ada", "Bob"] {
             commands.push(Command::Join {

@@ -13,13 +13,17 @@
 //! - [`webhooks`]: the [`WebhookStore`] trait (accounts' webhooks, their pending deliveries
 //!   and the log of attempts), reached by [`EventStore::webhooks`]; `sql/webhooks.rs` its
 //!   statements.
+//! - [`ratings`]: the [`RatingStore`] trait (rated games' ends to apply, rating histories, the
+//!   leaderboard), reached by [`EventStore::ratings`].
+//! - [`challenges`]: the [`ChallengeStore`] trait (challenges, their answers, and the game the
+//!   last acceptance creates), reached by [`EventStore::challenges`].
 //! - [`chain`]: salts, canonical JSON and the hash chain ([`chain::verify_chain`]).
 //! - [`error`]: [`StoreError`] and the mapping of database errors.
 //! - [`notify`]: the per-instance hub that wakes streams of the live log when a game changes.
 //! - `rows.rs`: the rows both backends read, and their conversion to the types above.
 //! - `sql.rs`: the one `EventStore` implementation, `SqlStore`, generic over a `Backend`: every
 //!   call's logic, and the statements that read the same in both dialects; `sql/accounts.rs`:
-//!   the accounts' statements; `sql/batch.rs`: the
+//!   the accounts' statements; `sql/ratings.rs`: the ratings'; `sql/challenges.rs`: the challenges'; `sql/batch.rs`: the
 //!   rows an append writes (the game rows, and the entries, seats, stored responses and
 //!   snapshots beside them), built once as one document of named parts that both backends read.
 //! - `postgres.rs`, `sqlite.rs`: the two backends, with the same behavior (one test suite runs on
@@ -37,10 +41,12 @@
 
 pub mod accounts;
 pub mod chain;
+pub mod challenges;
 pub mod codec;
 pub mod error;
 pub mod notify;
 mod postgres;
+pub mod ratings;
 mod rows;
 mod sql;
 mod sqlite;
@@ -60,8 +66,10 @@ pub use accounts::{
     ListedGame, NewAccount, NewAccountEvent,
 };
 pub use chain::{ChainError, verify_chain};
+pub use challenges::{ChallengeAnswer, ChallengeRecord, ChallengeStore, SeatedGame};
 pub use error::StoreError;
 pub use notify::{Changes, Subscription};
+pub use ratings::{LeaderboardCursor, Ranked, RatingChange, RatingStore};
 pub use webhooks::WebhookStore;
 
 /// JSON text as the store keeps it (a projection, a snapshot's state): written and read as text,
@@ -131,6 +139,8 @@ pub struct NewGame {
     pub projection: RawJson,
     /// The account whose token created it, if any: its host.
     pub host_account: Option<String>,
+    /// Whether its end updates its seats' ratings.
+    pub rated: bool,
 }
 
 /// Where a game's log ends: what an append needs to continue its hash chain. A caller that read
@@ -233,7 +243,8 @@ pub struct NewSeat {
 pub struct GameUpdate {
     pub status: Status,
     pub projection: RawJson,
-    pub new_seat: Option<NewSeat>,
+    /// The seats taken (one by a join; every seat of a game created full, as a challenge's).
+    pub new_seats: Vec<NewSeat>,
     /// States of the game to keep, after some of the new entries: a replay may start from them.
     pub snapshots: Vec<Snapshot>,
     /// When a bot may take the seats the game now waits for, or `None`: what
@@ -446,6 +457,12 @@ pub trait EventStore: Send + Sync {
 
     /// The accounts' webhooks and their deliveries, in the same database.
     fn webhooks(&self) -> &dyn WebhookStore;
+
+    /// The ratings, in the same database.
+    fn ratings(&self) -> &dyn RatingStore;
+
+    /// The challenges, in the same database.
+    fn challenges(&self) -> &dyn ChallengeStore;
 
     /// Succeeds when the database answers (readiness).
     async fn ping(&self) -> Result<(), StoreError>;

@@ -15,7 +15,9 @@ use uuid::Uuid;
 
 use super::accounts::ACCOUNT_EVENTS_TTL;
 use super::notify::Changes;
-use super::sql::{AccountStatements, Backend, Batch, SqlStore, Statements, WebhookStatements};
+use super::sql::{
+    AccountStatements, Backend, Batch, RatingStatements, SqlStore, Statements, WebhookStatements,
+};
 use super::{IDEMPOTENCY_TTL, PoolOptions, StoreError};
 
 /// A pool of PostgreSQL connections.
@@ -174,9 +176,9 @@ impl Backend for Postgres {
         insert_game: "\
             INSERT INTO games (id, created_at, status, version, seats, holes, rules, commitment, \
                 server_seed, host_token_hash, private, stacked, decks, projection, head_hash, \
-                host_account) \
+                host_account, rated) \
             VALUES ($1, $2::timestamptz, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, \
-                $16)",
+                $16, $17)",
         load_game: "\
             SELECT id, \
                 to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') \
@@ -277,13 +279,37 @@ impl Backend for Postgres {
         by_token: "\
             SELECT username, display_name, token_hash, \
                 to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') \
-                    AS created_at \
+                    AS created_at, \
+                rating_value, rating_deviation, rated_games \
             FROM accounts WHERE token_hash = $1",
         by_name: "\
             SELECT username, display_name, token_hash, \
                 to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') \
-                    AS created_at \
+                    AS created_at, \
+                rating_value, rating_deviation, rated_games \
             FROM accounts WHERE username = $1",
+    };
+
+    const RATING_STATEMENTS: RatingStatements = RatingStatements {
+        // The key is arbitrary, and used by no other lock of this service.
+        lock: Some("SELECT pg_advisory_xact_lock(7061729)"),
+        due_game: "\
+            SELECT g.id, g.projection, e.at FROM games AS g \
+            JOIN events AS e ON e.game_id = g.id AND e.seq = g.version \
+            WHERE g.rated AND g.status = 'finished' AND NOT g.ratings_applied \
+            ORDER BY e.at COLLATE \"C\", g.id LIMIT 1",
+        rating_of: "\
+            SELECT rating_value, rating_deviation, rated_games FROM accounts \
+            WHERE username = $1 FOR NO KEY UPDATE",
+        leaderboard: "\
+            SELECT username, display_name, rating_value, rating_deviation, rated_games \
+            FROM accounts WHERE NOT rating_provisional \
+            ORDER BY rating_value DESC, username LIMIT $1",
+        leaderboard_after: "\
+            SELECT username, display_name, rating_value, rating_deviation, rated_games \
+            FROM accounts WHERE NOT rating_provisional AND rating_value <= $2 \
+                AND (rating_value < $2 OR username > $3) \
+            ORDER BY rating_value DESC, username LIMIT $1",
     };
 
     /// Appends and cancellations `NOTIFY golf_events` (see [`Changes::listening`]).

@@ -10,6 +10,7 @@ use super::{
     AuditResult, Entry, GameAccounts, GameRecord, LobbyGame, RawJson, StoreError, StoredResponse,
 };
 use crate::engine::{Rules, Status, Timestamp};
+use crate::ratings::Rating;
 
 pub fn bytes32(bytes: Vec<u8>, what: &str) -> Result<[u8; 32], StoreError> {
     bytes
@@ -210,6 +211,9 @@ pub struct AccountRow {
     token_hash: Vec<u8>,
     /// In the store's text form, which is [`Timestamp`]'s.
     created_at: String,
+    rating_value: f64,
+    rating_deviation: f64,
+    rated_games: i32,
 }
 
 impl TryFrom<AccountRow> for AccountRecord {
@@ -221,6 +225,7 @@ impl TryFrom<AccountRow> for AccountRecord {
             display_name: row.display_name,
             token_hash: bytes32(row.token_hash, "accounts.token_hash")?,
             created_at: timestamp(&row.created_at)?,
+            rating: Rating::new(row.rating_value, row.rating_deviation, row.rated_games),
         })
     }
 }
@@ -254,7 +259,7 @@ pub struct AccountEventRow {
     at: String,
     #[sqlx(rename = "type")]
     kind: String,
-    game_id: Uuid,
+    game_id: Option<Uuid>,
     data: Json<Value>,
 }
 

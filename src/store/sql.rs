@@ -13,6 +13,8 @@
 
 mod accounts;
 mod batch;
+mod challenges;
+mod ratings;
 mod webhooks;
 
 use std::future::Future;
@@ -25,7 +27,9 @@ use sqlx::{Database, Encode, Executor, FromRow, IntoArguments, Pool, Transaction
 use uuid::Uuid;
 
 use super::accounts::{AccountStore, wake_key};
+use super::challenges::ChallengeStore;
 use super::notify::Changes;
+use super::ratings::RatingStore;
 use super::rows::{self, AccountRow, EntryRow, GameRow, LobbyRow, ResponseRow, SnapshotRow};
 use super::webhooks::WebhookStore;
 use super::{
@@ -36,6 +40,7 @@ use super::{
 use crate::engine::{Rules, Timestamp};
 pub use accounts::AccountStatements;
 pub use batch::Batch;
+pub use ratings::RatingStatements;
 pub use webhooks::WebhookStatements;
 
 /// The statements whose text differs between the dialects, each complete.
@@ -48,7 +53,7 @@ pub struct Statements {
     /// Inserts a game row: `$1` id, `$2` created_at (the store's RFC 3339 text), `$3` status, `$4` version,
     /// `$5` seats, `$6` holes, `$7` rules, `$8` commitment, `$9` server_seed,
     /// `$10` host_token_hash, `$11` private, `$12` stacked, `$13` decks, `$14` projection,
-    /// `$15` head_hash, `$16` host_account: the row before its first append.
+    /// `$15` head_hash, `$16` host_account, `$17` rated: the row before its first append.
     pub insert_game: &'static str,
     /// The row of game `$1` unless cancelled, with `seat_tokens`, the JSON array
     /// `[[seat, hex token hash or null, account or null], ...]` of its seats in seat order
@@ -102,6 +107,9 @@ pub trait Backend: Database<Arguments: IntoArguments<Self>> {
 
     /// The statements on webhooks in this backend's dialect.
     const WEBHOOK_STATEMENTS: WebhookStatements;
+
+    /// The statements on ratings in this backend's dialect.
+    const RATING_STATEMENTS: RatingStatements;
 
     /// Whether the database itself announces appends to every instance on commit (PostgreSQL's
     /// `NOTIFY`); otherwise the store wakes its own hub after each commit.
@@ -257,6 +265,15 @@ where
     for<'r> webhooks::AttemptRow: FromRow<'r, DB::Row>,
     for<'r> (i64, String): FromRow<'r, DB::Row>,
     for<'r> (Option<String>,): FromRow<'r, DB::Row>,
+    f64: Bind<DB>,
+    for<'r> (f64, f64, i32): FromRow<'r, DB::Row>,
+    for<'r> ratings::DueRow: FromRow<'r, DB::Row>,
+    for<'r> ratings::HistoryRow: FromRow<'r, DB::Row>,
+    for<'r> ratings::RankedRow: FromRow<'r, DB::Row>,
+    Option<Uuid>: Bind<DB>,
+    for<'a> Json<&'a Vec<String>>: Bind<DB>,
+    for<'r> (String, Option<String>): FromRow<'r, DB::Row>,
+    for<'r> challenges::ChallengeRow: FromRow<'r, DB::Row>,
 {
     async fn create_game(
         &self,
@@ -264,33 +281,17 @@ where
         events: Vec<NewEvent>,
         idem: Option<CreateIdempotency>,
     ) -> Result<Vec<Entry>, StoreError> {
-        let (entries, head_hash) = seal(&game.server_seed, chain::GENESIS, 1, events)?;
-        // The row starts before its first entry; its first append writes them, as any other.
         let update = GameUpdate {
             status: game.status,
             projection: game.projection.clone(),
-            new_seat: None,
+            new_seats: Vec::new(),
             snapshots: Vec::new(),
             deadline_at: None,
             account_games: Vec::new(),
             account_events: Vec::new(),
         };
-        let batch = Batch::of(&[Sealed {
-            game_id: game.id,
-            expected_version: 0,
-            entries: &entries,
-            head_hash,
-            update: &update,
-            idem: None,
-        }])?;
         let mut tx = DB::begin_write(&self.pool).await?;
-        Self::insert_game(&mut tx, &game).await?;
-        if DB::write_batch(&mut tx, &batch).await? != [game.id] {
-            return Err(StoreError::Internal(format!(
-                "game {} was not at its start when created",
-                game.id
-            )));
-        }
+        let entries = Self::write_new_game(&mut tx, &game, events, &update).await?;
         if let Some(idem) = &idem {
             Self::insert_create_response(&mut tx, idem).await?;
         }
@@ -606,6 +607,14 @@ where
         self
     }
 
+    fn ratings(&self) -> &dyn RatingStore {
+        self
+    }
+
+    fn challenges(&self) -> &dyn ChallengeStore {
+        self
+    }
+
     async fn ping(&self) -> Result<(), StoreError> {
         sqlx::query("SELECT 1").execute(&self.pool).await?;
         Ok(())
@@ -629,6 +638,35 @@ where
     Option<Json<Value>>: Bind<DB>,
     Option<String>: Bind<DB>,
 {
+    /// Creates `game` on `conn`: its row, then its first `events` written by an append that
+    /// brings the row to `update` (with its seats, and what it tells their accounts). Returns
+    /// the stored entries.
+    async fn write_new_game(
+        conn: &mut DB::Connection,
+        game: &NewGame,
+        events: Vec<NewEvent>,
+        update: &GameUpdate,
+    ) -> Result<Vec<Entry>, StoreError> {
+        let (entries, head_hash) = seal(&game.server_seed, chain::GENESIS, 1, events)?;
+        // The row starts before its first entry; its first append writes them, as any other.
+        let batch = Batch::of(&[Sealed {
+            game_id: game.id,
+            expected_version: 0,
+            entries: &entries,
+            head_hash,
+            update,
+            idem: None,
+        }])?;
+        Self::insert_game(conn, game).await?;
+        if DB::write_batch(conn, &batch).await? != [game.id] {
+            return Err(StoreError::Internal(format!(
+                "game {} was not at its start when created",
+                game.id
+            )));
+        }
+        Ok(entries)
+    }
+
     /// The game row at version 0, before its first entry (the head is [`chain::GENESIS`]).
     async fn insert_game(conn: &mut DB::Connection, game: &NewGame) -> Result<(), StoreError> {
         sqlx::query(DB::STATEMENTS.insert_game)
@@ -648,6 +686,7 @@ where
             .bind(Json(&game.projection))
             .bind(chain::GENESIS.to_vec())
             .bind(game.host_account.clone())
+            .bind(game.rated)
             .execute(conn)
             .await?;
         Ok(())

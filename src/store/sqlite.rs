@@ -19,7 +19,9 @@ use uuid::Uuid;
 
 use super::accounts::ACCOUNT_EVENTS_TTL;
 use super::notify::Changes;
-use super::sql::{AccountStatements, Backend, Batch, SqlStore, Statements, WebhookStatements};
+use super::sql::{
+    AccountStatements, Backend, Batch, RatingStatements, SqlStore, Statements, WebhookStatements,
+};
 use super::{IDEMPOTENCY_TTL, PoolOptions, StoreError};
 
 /// A pool of connections to one SQLite file.
@@ -140,8 +142,8 @@ impl Backend for Sqlite {
         insert_game: "\
             INSERT INTO games (id, created_at, status, version, seats, holes, rules, commitment, \
                 server_seed, host_token_hash, private, stacked, decks, projection, head_hash, \
-                host_account) \
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
+                host_account, rated) \
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
         load_game: "\
             SELECT id, created_at, status, version, seats, holes, players, rules, commitment, \
                 server_seed, host_token_hash, private, stacked, decks, projection, head_hash, \
@@ -225,11 +227,34 @@ impl Backend for Sqlite {
             INSERT INTO accounts (username, display_name, token_hash, created_at) \
             VALUES ($1, $2, $3, $4)",
         by_token: "\
-            SELECT username, display_name, token_hash, created_at FROM accounts \
-            WHERE token_hash = $1",
+            SELECT username, display_name, token_hash, created_at, rating_value, \
+                rating_deviation, rated_games \
+            FROM accounts WHERE token_hash = $1",
         by_name: "\
-            SELECT username, display_name, token_hash, created_at FROM accounts \
-            WHERE username = $1",
+            SELECT username, display_name, token_hash, created_at, rating_value, \
+                rating_deviation, rated_games \
+            FROM accounts WHERE username = $1",
+    };
+
+    const RATING_STATEMENTS: RatingStatements = RatingStatements {
+        // The write transaction holds the database's write lock.
+        lock: None,
+        due_game: "\
+            SELECT g.id, g.projection, e.at FROM games AS g \
+            JOIN events AS e ON e.game_id = g.id AND e.seq = g.version \
+            WHERE g.rated = 1 AND g.status = 'finished' AND g.ratings_applied = 0 \
+            ORDER BY e.at, g.id LIMIT 1",
+        rating_of: "\
+            SELECT rating_value, rating_deviation, rated_games FROM accounts WHERE username = $1",
+        leaderboard: "\
+            SELECT username, display_name, rating_value, rating_deviation, rated_games \
+            FROM accounts WHERE rating_provisional = 0 \
+            ORDER BY rating_value DESC, username LIMIT $1",
+        leaderboard_after: "\
+            SELECT username, display_name, rating_value, rating_deviation, rated_games \
+            FROM accounts WHERE rating_provisional = 0 AND rating_value <= $2 \
+                AND (rating_value < $2 OR username > $3) \
+            ORDER BY rating_value DESC, username LIMIT $1",
     };
 
     /// One process owns the file: the store wakes its own hub after each commit.

@@ -108,6 +108,7 @@ pub fn created(seats: u8, holes: u8, rules: Rules, decks: Vec<Vec<Card>>) -> Gam
         rules,
         commitment: shuffle::commitment(&SERVER_SEED),
         stacked: !decks.is_empty(),
+        rated: false,
     })
     .expect("create");
     game

@@ -29,6 +29,7 @@ pub fn new_game(created_at: &str) -> NewGame {
         status: Status::Waiting,
         projection: raw(json!({"status": "waiting", "players": []})),
         host_account: None,
+        rated: false,
     }
 }
 
@@ -72,7 +73,7 @@ pub fn update(status: &str) -> GameUpdate {
     GameUpdate {
         status: status_named(status),
         projection: raw(json!({"status": status})),
-        new_seat: None,
+        new_seats: Vec::new(),
         snapshots: Vec::new(),
         deadline_at: None,
         account_games: Vec::new(),
@@ -82,14 +83,14 @@ pub fn update(status: &str) -> GameUpdate {
 
 pub fn seat_update(status: &str, seat: i32, token_hash: Option<[u8; 32]>) -> GameUpdate {
     GameUpdate {
-        new_seat: Some(NewSeat {
+        new_seats: vec![NewSeat {
             seat,
             name: format!("Player {seat}"),
             bot: token_hash.is_none().then(|| "greedy".to_owned()),
             client_seed: "seed".to_owned(),
             token_hash,
             account: None,
-        }),
+        }],
         ..update(status)
     }
 }

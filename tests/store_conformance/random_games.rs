@@ -48,6 +48,7 @@ async fn play_random_game(store: &dyn EventStore, number: u64, batch: usize) -> 
         rules,
         commitment: shuffle::commitment(&secrets.server_seed),
         stacked: false,
+        rated: false,
     };
     let events = run_command(&mut state, &create, &secrets, start);
     let game = NewGame {
@@ -65,6 +66,7 @@ async fn play_random_game(store: &dyn EventStore, number: u64, batch: usize) -> 
         status: state.status,
         projection: codec::projection(&state),
         host_account: None,
+        rated: false,
     };
     store.create_game(game, events, None).await.expect("create");
 
@@ -90,7 +92,7 @@ async fn play_random_game(store: &dyn EventStore, number: u64, batch: usize) -> 
         let update = GameUpdate {
             status: state.status,
             projection: codec::projection(&state),
-            new_seat: Some(taken),
+            new_seats: vec![taken],
             snapshots: Vec::new(),
             deadline_at: engine::turn_deadline(&state),
             account_games: Vec::new(),
@@ -124,7 +126,7 @@ async fn play_random_game(store: &dyn EventStore, number: u64, batch: usize) -> 
         let update = GameUpdate {
             status: state.status,
             projection: codec::projection(&state),
-            new_seat: None,
+            new_seats: Vec::new(),
             snapshots: Vec::new(),
             deadline_at: engine::turn_deadline(&state),
             account_games: Vec::new(),

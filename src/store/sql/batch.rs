@@ -158,7 +158,7 @@ impl<'a> Batch<'a> {
 }
 
 impl<'a> Parts<'a> {
-    /// The game row of `sealed`, and the seat it takes.
+    /// The game row of `sealed`, and the seats it takes.
     fn add_game(&mut self, sealed: &Sealed<'a>) {
         let game_id = sealed.game_id;
         let update = sealed.update;
@@ -170,12 +170,12 @@ impl<'a> Parts<'a> {
             head_hash: hex::encode(sealed.head_hash),
             status: update.status.name(),
             projection,
-            joined: i32::from(update.new_seat.is_some()),
+            joined: update.new_seats.len() as i32,
             // In the one text form whose order is its time order, as SQLite compares it.
             deadline_at: update.deadline_at.map(|at| at.to_string()),
         });
         self.seats
-            .extend(update.new_seat.iter().map(|seat| SeatPart {
+            .extend(update.new_seats.iter().map(|seat| SeatPart {
                 game_id,
                 seat: seat.seat,
                 name: &seat.name,

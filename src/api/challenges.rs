@@ -1,0 +1,274 @@
+//! Challenges and rematches (v1.2): create, read, accept, decline, cancel, the account's open
+//! ones, and the rematch of a finished game.
+
+use actix_web::web::{Bytes, Data, Path};
+use actix_web::{HttpRequest, HttpResponse, delete, get, post};
+use serde::Deserialize;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::api::http::{bearer, parse_body, private, read_body, with_location};
+use crate::api::limits::WriteAdmitted;
+use crate::api::problem::{ApiError, Problem};
+use crate::api::{AppState, docs};
+use crate::engine::RulesInput;
+use crate::service::challenges::{Challenge, ChallengeList, NewChallengeRequest};
+
+/// `POST /v1/challenges`: a game offered to 1 to 3 accounts.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"to": ["bob"], "holes": 9, "rated": true}))]
+pub struct CreateChallengeBody {
+    /// The challenged usernames, 1 to 3, seated in this order after the author.
+    pub to: Vec<String>,
+    /// Number of holes, 1 to 18 (default 9).
+    #[serde(default = "default_holes")]
+    #[schema(minimum = 1, maximum = 18, default = 9)]
+    pub holes: i64,
+    /// Rule options; any left out take their defaults.
+    #[serde(default, deserialize_with = "crate::api::http::object")]
+    pub rules: RulesInput,
+    /// Whether the game is rated (default false).
+    #[serde(default)]
+    pub rated: bool,
+}
+
+fn default_holes() -> i64 {
+    9
+}
+
+/// A game's id, as the examples show it.
+const GAME_EXAMPLE: &str = "3f1c2b4a-5d6e-4f70-8a9b-0c1d2e3f4a5b";
+
+/// An example challenge from ada to bob with `status`, and the game it created, if any.
+fn challenge_example(status: &str, game_id: Option<&str>) -> serde_json::Value {
+    let answer = match status {
+        "accepted" => Some("accepted"),
+        "declined" => Some("declined"),
+        _ => None,
+    };
+    serde_json::json!({
+        "id": "5b0e3c1a-8a2f-4d6e-9c71-2f4b8d0e6a13", "from": "ada",
+        "to": [{"username": "bob", "answer": answer}], "holes": 9,
+        "rules": crate::store::codec::to_json(&crate::engine::Rules::default()),
+        "rated": true, "bots": [], "status": status, "game_id": game_id,
+        "created_at": "2026-05-01T12:00:00.000000Z", "expires_at": "2026-05-02T12:00:00.000000Z",
+    })
+}
+
+/// The answer with a challenge, private to its parties.
+fn challenge_response(
+    builder: actix_web::HttpResponseBuilder,
+    challenge: &Challenge,
+) -> HttpResponse {
+    private(builder).json(challenge)
+}
+
+/// Challenge accounts to a game: each gets `challenge_received`; once every one accepts, the game
+/// is created with every seat taken and each seat's account gets `game_started`.
+#[utoipa::path(
+    tag = "challenges",
+    request_body(content = CreateChallengeBody, examples(
+        ("one opponent" = (value = json!({"to": ["bob"], "holes": 9, "rated": true}))),
+        ("three, house rules" = (value = json!({"to": ["bob", "cleo", "dan"], "holes": 3, "rules": {"final_turns": true}}))),
+    )),
+    security(("bearer" = [])),
+    responses(
+        (status = 201, description = "The challenge, open", body = Challenge, headers(("Location" = String, description = "The challenge")), example = json!(challenge_example("open", None))),
+        docs::BodyProblems,
+        docs::Unauthorized,
+        (status = 422, description = "invalid_challenge, unknown_account, invalid_game_options", body = Problem, content_type = "application/problem+json"),
+        docs::RateLimited,
+        docs::DatabaseFailures,
+    )
+)]
+#[post("/v1/challenges")]
+pub async fn create_challenge(
+    _: WriteAdmitted,
+    state: Data<AppState>,
+    request: HttpRequest,
+    body: Result<Bytes, actix_web::Error>,
+) -> Result<HttpResponse, ApiError> {
+    let body = read_body(body)?;
+    let parsed: CreateChallengeBody = parse_body(&body)?;
+    let new = NewChallengeRequest {
+        to: parsed.to,
+        holes: parsed.holes,
+        rules: parsed.rules,
+        rated: parsed.rated,
+    };
+    let challenge = state
+        .service
+        .create_challenge(bearer(&request).as_deref(), new)
+        .await?;
+    let response = challenge_response(HttpResponse::Created(), &challenge);
+    Ok(with_location(
+        response,
+        &format!("/v1/challenges/{}", challenge.id),
+    ))
+}
+
+/// A challenge, as its author and the challenged accounts read it (404 for anyone else).
+#[utoipa::path(
+    tag = "challenges",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "The challenge")),
+    responses(
+        (status = 200, description = "The challenge", body = Challenge, example = json!(challenge_example("open", None))),
+        docs::Unauthorized,
+        (status = 404, description = "not_found: no such challenge, or not one of the account's", body = Problem, content_type = "application/problem+json"),
+        docs::DatabaseFailures,
+    )
+)]
+#[get("/v1/challenges/{id}")]
+pub async fn read_challenge(
+    state: Data<AppState>,
+    request: HttpRequest,
+    id: Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let challenge = state
+        .service
+        .challenge(*id, bearer(&request).as_deref())
+        .await?;
+    Ok(challenge_response(HttpResponse::Ok(), &challenge))
+}
+
+/// Accept a challenge (a challenged account). The last acceptance creates the game:
+/// `status` becomes `accepted` and `game_id` names it.
+#[utoipa::path(
+    tag = "challenges",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "The challenge")),
+    responses(
+        (status = 200, description = "The challenge after the answer", body = Challenge, example = json!(challenge_example("accepted", Some(GAME_EXAMPLE)))),
+        docs::Unauthorized,
+        (status = 404, description = "not_found", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "challenge_closed: no longer open, or answered otherwise; write_conflict", body = Problem, content_type = "application/problem+json"),
+        docs::DatabaseFailures,
+    )
+)]
+#[post("/v1/challenges/{id}/accept")]
+pub async fn accept_challenge(
+    state: Data<AppState>,
+    request: HttpRequest,
+    id: Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    answer(state, request, *id, true).await
+}
+
+/// Decline a challenge (a challenged account): it closes, `status` `declined`.
+#[utoipa::path(
+    tag = "challenges",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "The challenge")),
+    responses(
+        (status = 200, description = "The challenge after the answer", body = Challenge, example = json!(challenge_example("declined", None))),
+        docs::Unauthorized,
+        (status = 404, description = "not_found", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "challenge_closed: no longer open, or answered otherwise; write_conflict", body = Problem, content_type = "application/problem+json"),
+        docs::DatabaseFailures,
+    )
+)]
+#[post("/v1/challenges/{id}/decline")]
+pub async fn decline_challenge(
+    state: Data<AppState>,
+    request: HttpRequest,
+    id: Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    answer(state, request, *id, false).await
+}
+
+async fn answer(
+    state: Data<AppState>,
+    request: HttpRequest,
+    id: Uuid,
+    accept: bool,
+) -> Result<HttpResponse, ApiError> {
+    let challenge = state
+        .service
+        .answer_challenge(id, bearer(&request).as_deref(), accept)
+        .await?;
+    Ok(challenge_response(HttpResponse::Ok(), &challenge))
+}
+
+/// Cancel an open challenge (its author).
+#[utoipa::path(
+    tag = "challenges",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "The challenge")),
+    responses(
+        (status = 204, description = "Cancelled"),
+        docs::Unauthorized,
+        (status = 404, description = "not_found", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "challenge_closed: no longer open; write_conflict", body = Problem, content_type = "application/problem+json"),
+        docs::DatabaseFailures,
+    )
+)]
+#[delete("/v1/challenges/{id}")]
+pub async fn cancel_challenge(
+    state: Data<AppState>,
+    request: HttpRequest,
+    id: Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    state
+        .service
+        .cancel_challenge(*id, bearer(&request).as_deref())
+        .await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// The open challenges the account sent or received, newest first.
+#[utoipa::path(
+    tag = "challenges",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The account's open challenges", body = ChallengeList, example = json!({"challenges": [challenge_example("open", None)]})),
+        docs::Unauthorized,
+        docs::DatabaseFailures,
+    )
+)]
+#[get("/v1/account/challenges")]
+pub async fn account_challenges(
+    state: Data<AppState>,
+    request: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let list = state
+        .service
+        .open_challenges(bearer(&request).as_deref())
+        .await?;
+    Ok(private(HttpResponse::Ok()).json(list))
+}
+
+/// Offer a rematch of a finished game (an account that held one of its seats): a challenge to
+/// its other accounts with the same holes, rules and rated, its bots seated again. Without other
+/// accounts the new game starts at once (`status` `accepted`, `game_id` set).
+#[utoipa::path(
+    tag = "challenges",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "The finished game")),
+    responses(
+        (status = 201, description = "The rematch's challenge", body = Challenge, headers(("Location" = String, description = "The challenge")), example = json!(challenge_example("open", None))),
+        docs::Unauthorized,
+        docs::NoSuchGame,
+        (status = 409, description = "not_finished: the game is still on", body = Problem, content_type = "application/problem+json"),
+        docs::RateLimited,
+        docs::DatabaseFailures,
+    )
+)]
+#[post("/v1/games/{id}/rematch")]
+pub async fn rematch(
+    _: WriteAdmitted,
+    state: Data<AppState>,
+    request: HttpRequest,
+    id: Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let challenge = state
+        .service
+        .rematch(*id, bearer(&request).as_deref())
+        .await?;
+    let response = challenge_response(HttpResponse::Created(), &challenge);
+    Ok(with_location(
+        response,
+        &format!("/v1/challenges/{}", challenge.id),
+    ))
+}

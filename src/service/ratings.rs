@@ -1,0 +1,196 @@
+//! Ratings as the API reads them (an account's history, the leaderboard), and the application of
+//! rated games' ends: right after the write that ends one, and by every sweep for those a crash
+//! or a failure left behind.
+
+use serde::Serialize;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::ratings::Rating;
+use crate::service::accounts::Username;
+use crate::service::paging::check_limit;
+use crate::service::{GameService, ServiceError};
+use crate::store::{LeaderboardCursor, Ranked, RatingChange};
+
+/// Rated games' ends one call of [`GameService::apply_due_ratings`] applies at most: the next
+/// sweep takes the rest.
+const APPLY_BATCH: usize = 100;
+
+/// One update of an account's rating.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RatingUpdate {
+    /// The rated game whose end made it.
+    pub game_id: Uuid,
+    /// When the game ended (its last entry).
+    pub at: String,
+    pub before: Rating,
+    pub after: Rating,
+}
+
+/// `GET /v1/accounts/{username}/ratings`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RatingHistory {
+    /// The account's last rating updates, oldest first.
+    pub history: Vec<RatingUpdate>,
+}
+
+/// One place of the leaderboard.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct LeaderboardEntry {
+    /// 1 for the best established rating.
+    pub rank: i64,
+    pub username: String,
+    pub display_name: String,
+    pub rating: Rating,
+}
+
+/// `GET /v1/leaderboard`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Leaderboard {
+    /// Established ratings, best first (equal values by username); provisional ones left out.
+    pub accounts: Vec<LeaderboardEntry>,
+    /// Pass as `cursor` for the next page; null at the end.
+    pub next_cursor: Option<String>,
+}
+
+impl GameService {
+    /// Applies the ends of the rated games due, oldest first, up to [`APPLY_BATCH`]; answers
+    /// how many. Another instance may be applying the same ones: each is applied once.
+    pub async fn apply_due_ratings(&self) -> Result<usize, ServiceError> {
+        let mut applied = 0;
+        while applied < APPLY_BATCH {
+            match self.store.ratings().apply_due_rating().await? {
+                Some(_) => applied += 1,
+                None => break,
+            }
+        }
+        Ok(applied)
+    }
+
+    /// After a write that ended a rated game: its update now, so that the players see their new
+    /// ratings with the end. A failure is left to the sweep, which finds the game still due.
+    pub(super) async fn rate_ended_game(&self, id: Uuid) {
+        if let Err(error) = self.apply_due_ratings().await {
+            tracing::warn!(game = %id, %error, "could not apply a rated game's end: the sweep will");
+        }
+    }
+
+    /// The last `limit` (1 to 1000, default 100) rating updates of `username`, oldest first.
+    pub async fn rating_history(
+        &self,
+        username: &str,
+        limit: Option<i64>,
+    ) -> Result<RatingHistory, ServiceError> {
+        let limit = check_limit(limit, 100, 1000)?;
+        let username = Username::lookup(username);
+        let accounts = self.store.accounts();
+        if accounts.account_by_name(username.as_str()).await?.is_none() {
+            return Err(ServiceError::NotFound(
+                "There is no account with this username.",
+            ));
+        }
+        let changes = self
+            .store
+            .ratings()
+            .rating_history(username.as_str(), limit)
+            .await?;
+        let history = changes
+            .into_iter()
+            .map(|change: RatingChange| RatingUpdate {
+                game_id: change.game_id,
+                at: change.at,
+                before: change.before,
+                after: change.after,
+            })
+            .collect();
+        Ok(RatingHistory { history })
+    }
+
+    /// A page of the leaderboard: `limit` (1 to 100, default 50) places after `cursor`.
+    pub async fn leaderboard(
+        &self,
+        limit: Option<i64>,
+        cursor: Option<&str>,
+    ) -> Result<Leaderboard, ServiceError> {
+        let limit = check_limit(limit, 50, 100)?;
+        let (rank_before, after) = match cursor {
+            Some(text) => {
+                let (rank, cursor) = decode_cursor(text)?;
+                (rank, Some(cursor))
+            }
+            None => (0, None),
+        };
+        let page = self.store.ratings().leaderboard(after, limit).await?;
+        let full = page.len() as i64 == limit;
+        let accounts: Vec<LeaderboardEntry> = page
+            .into_iter()
+            .zip(rank_before + 1..)
+            .map(|(ranked, rank): (Ranked, i64)| LeaderboardEntry {
+                rank,
+                username: ranked.username,
+                display_name: ranked.display_name,
+                rating: ranked.rating,
+            })
+            .collect();
+        let next_cursor = accounts.last().filter(|_| full).map(encode_cursor);
+        Ok(Leaderboard {
+            accounts,
+            next_cursor,
+        })
+    }
+}
+
+/// The cursor of the page after `last`: its rank, rating value and username.
+fn encode_cursor(last: &LeaderboardEntry) -> String {
+    hex::encode(format!(
+        "{}|{}|{}",
+        last.rank, last.rating.value, last.username
+    ))
+}
+
+/// The rank and place after which a cursor this server gave starts; any other text is
+/// `malformed_request`.
+fn decode_cursor(text: &str) -> Result<(i64, LeaderboardCursor), ServiceError> {
+    let malformed = || ServiceError::Malformed("cursor is not one this server gave.".to_owned());
+    let bytes = hex::decode(text).map_err(|_| malformed())?;
+    let text = String::from_utf8(bytes).map_err(|_| malformed())?;
+    let mut parts = text.splitn(3, '|');
+    let (Some(rank), Some(value), Some(username)) = (parts.next(), parts.next(), parts.next())
+    else {
+        return Err(malformed());
+    };
+    let rank: i64 = rank.parse().map_err(|_| malformed())?;
+    let value: f64 = value.parse().map_err(|_| malformed())?;
+    if rank < 1 || !value.is_finite() || username.is_empty() {
+        return Err(malformed());
+    }
+    Ok((
+        rank,
+        LeaderboardCursor {
+            value,
+            username: username.to_owned(),
+        },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cursor_comes_back_as_it_was_given() {
+        let last = LeaderboardEntry {
+            rank: 50,
+            username: "ada".to_owned(),
+            display_name: "Ada".to_owned(),
+            rating: Rating::new(1_623.123_456_789_012_3, 150.0, 9),
+        };
+        let (rank, cursor) = decode_cursor(&encode_cursor(&last)).unwrap();
+        assert_eq!(rank, 50);
+        assert_eq!(cursor.value.to_bits(), last.rating.value.to_bits());
+        assert_eq!(cursor.username, "ada");
+        for bad in ["", "zz", &hex::encode("0|1|a"), &hex::encode("1|inf|a")] {
+            assert!(decode_cursor(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,302 @@
+//! [`RatingStore`] on both backends: applying a rated game's end, the history and the
+//! leaderboard. What differs between the dialects (the lock, booleans in index predicates, row
+//! locks) is in [`RatingStatements`].
+
+use async_trait::async_trait;
+use sqlx::types::Json;
+use sqlx::{Executor, FromRow};
+use uuid::Uuid;
+
+use super::{Backend, Bind, SqlStore};
+use crate::engine::State;
+use crate::ratings::{self, Rating, SeatResult};
+use crate::store::codec::projection_state;
+use crate::store::ratings::{LeaderboardCursor, Ranked, RatingChange, RatingStore, bot_account};
+use crate::store::{RawJson, StoreError};
+
+/// The statements on ratings whose text differs between the dialects.
+pub struct RatingStatements {
+    /// Serializes rating updates across instances until the transaction ends (none on SQLite,
+    /// whose write transaction holds the database's write lock).
+    pub lock: Option<&'static str>,
+    /// The id, projection and end time ([`DueRow`]) of the finished rated game not yet applied
+    /// that ended first (the partial index `games_ratings_due`).
+    pub due_game: &'static str,
+    /// The rating of account `$1` (value, deviation, games), its row locked where the dialect
+    /// locks rows.
+    pub rating_of: &'static str,
+    /// The first `$1` established ratings ([`RankedRow`]), best first (`accounts_leaderboard`).
+    pub leaderboard: &'static str,
+    /// The next `$1` after rating value `$2` and username `$3`.
+    pub leaderboard_after: &'static str,
+}
+
+#[derive(FromRow)]
+pub struct DueRow {
+    id: Uuid,
+    projection: Json<RawJson>,
+    at: String,
+}
+
+#[derive(FromRow)]
+pub struct HistoryRow {
+    game_id: Uuid,
+    at: String,
+    games: i32,
+    before_value: f64,
+    before_deviation: f64,
+    after_value: f64,
+    after_deviation: f64,
+}
+
+#[derive(FromRow)]
+pub struct RankedRow {
+    username: String,
+    display_name: String,
+    rating_value: f64,
+    rating_deviation: f64,
+    rated_games: i32,
+}
+
+/// Sets an account's rating: `$1` username, `$2` value, `$3` deviation, `$4` games, `$5`
+/// provisional.
+const SET_RATING: &str = "\
+    UPDATE accounts SET rating_value = $2, rating_deviation = $3, rated_games = $4, \
+        rating_provisional = $5 \
+    WHERE username = $1";
+
+/// Seeds an account's rating, keeping its count of rated games (which numbers its history):
+/// `$1` username, `$2` value, `$3` deviation, `$4` provisional.
+const SEED_RATING: &str = "\
+    UPDATE accounts SET rating_value = $2, rating_deviation = $3, rating_provisional = $4 \
+    WHERE username = $1";
+
+/// Records one update: `$1` account, `$2` game, `$3` end time, `$4` games after it, `$5`-`$8`
+/// value and deviation before and after.
+const INSERT_HISTORY: &str = "\
+    INSERT INTO rating_history (account, game_id, at, games, before_value, before_deviation, \
+        after_value, after_deviation) \
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
+
+/// The accounts of a finished game's seats (a bot's seat as the bot's account) and their totals.
+fn seat_accounts(state: &State) -> Vec<(String, i32)> {
+    state
+        .players
+        .iter()
+        .map(|player| {
+            let account = match (&player.account, player.bot) {
+                (Some(account), _) => account.clone(),
+                (None, Some(bot)) => bot_account(bot.name()),
+                // A rated game seats no one else; such a seat is rated as a newcomer, unkept.
+                (None, None) => String::new(),
+            };
+            (account, player.total)
+        })
+        .collect()
+}
+
+impl<DB> SqlStore<DB>
+where
+    DB: Backend,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'a> &'a str: Bind<DB>,
+    Uuid: Bind<DB>,
+    f64: Bind<DB>,
+    i32: Bind<DB>,
+    bool: Bind<DB>,
+    for<'r> (f64, f64, i32): FromRow<'r, DB::Row>,
+{
+    /// The ratings before the game of each of `accounts`, read in username order (the order in
+    /// which their rows are locked, so that two updates never deadlock).
+    async fn ratings_before(
+        conn: &mut DB::Connection,
+        accounts: &[(String, i32)],
+    ) -> Result<Vec<Rating>, StoreError> {
+        let mut names: Vec<&str> = accounts.iter().map(|(name, _)| name.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        let mut found = Vec::with_capacity(names.len());
+        for name in names {
+            let row: Option<(f64, f64, i32)> = sqlx::query_as(DB::RATING_STATEMENTS.rating_of)
+                .bind(name)
+                .fetch_optional(&mut *conn)
+                .await?;
+            let rating = row.map_or_else(Rating::initial, |(value, deviation, games)| {
+                Rating::new(value, deviation, games)
+            });
+            found.push((name, rating));
+        }
+        Ok(accounts
+            .iter()
+            .map(|(name, _)| {
+                let at = found.binary_search_by(|(found, _)| (*found).cmp(name.as_str()));
+                at.map_or_else(|_| Rating::initial(), |at| found[at].1)
+            })
+            .collect())
+    }
+
+    /// Stores the ratings `after` of the seats' `accounts` (the first seat of an account only),
+    /// with their history, for game `game_id` that ended `at`.
+    async fn store_ratings(
+        conn: &mut DB::Connection,
+        (game_id, at): (Uuid, &str),
+        accounts: &[(String, i32)],
+        before: &[Rating],
+        after: &[Rating],
+    ) -> Result<(), StoreError> {
+        let mut done: Vec<&str> = Vec::new();
+        for (((name, _), before), after) in accounts.iter().zip(before).zip(after) {
+            if name.is_empty() || done.contains(&name.as_str()) {
+                continue;
+            }
+            done.push(name);
+            let updated = sqlx::query(SET_RATING)
+                .bind(name.as_str())
+                .bind(after.value)
+                .bind(after.deviation)
+                .bind(after.games)
+                .bind(after.provisional)
+                .execute(&mut *conn)
+                .await?;
+            if DB::rows_affected(&updated) == 0 {
+                continue;
+            }
+            sqlx::query(INSERT_HISTORY)
+                .bind(name.as_str())
+                .bind(game_id)
+                .bind(at)
+                .bind(after.games)
+                .bind(before.value)
+                .bind(before.deviation)
+                .bind(after.value)
+                .bind(after.deviation)
+                .execute(&mut *conn)
+                .await?;
+        }
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl<DB> RatingStore for SqlStore<DB>
+where
+    DB: Backend,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'a> &'a str: Bind<DB>,
+    String: Bind<DB>,
+    Uuid: Bind<DB>,
+    f64: Bind<DB>,
+    i32: Bind<DB>,
+    i64: Bind<DB>,
+    bool: Bind<DB>,
+    for<'r> (f64, f64, i32): FromRow<'r, DB::Row>,
+    for<'r> DueRow: FromRow<'r, DB::Row>,
+    for<'r> HistoryRow: FromRow<'r, DB::Row>,
+    for<'r> RankedRow: FromRow<'r, DB::Row>,
+{
+    async fn apply_due_rating(&self) -> Result<Option<Uuid>, StoreError> {
+        let mut tx = DB::begin_write(&self.pool).await?;
+        if let Some(lock) = DB::RATING_STATEMENTS.lock {
+            sqlx::query(lock).execute(&mut *tx).await?;
+        }
+        let due: Option<DueRow> = sqlx::query_as(DB::RATING_STATEMENTS.due_game)
+            .fetch_optional(&mut *tx)
+            .await?;
+        let Some(due) = due else {
+            return Ok(None);
+        };
+        let state = projection_state(due.id, &due.projection.0)?;
+        let accounts = seat_accounts(&state);
+        let before = Self::ratings_before(&mut tx, &accounts).await?;
+        let results: Vec<SeatResult> = before
+            .iter()
+            .zip(&accounts)
+            .map(|(before, (_, total))| SeatResult {
+                before: *before,
+                total: *total,
+            })
+            .collect();
+        let after = ratings::rate(&results);
+        Self::store_ratings(&mut tx, (due.id, &due.at), &accounts, &before, &after).await?;
+        sqlx::query("UPDATE games SET ratings_applied = $2 WHERE id = $1")
+            .bind(due.id)
+            .bind(true)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(Some(due.id))
+    }
+
+    async fn rating_history(
+        &self,
+        account: &str,
+        limit: i64,
+    ) -> Result<Vec<RatingChange>, StoreError> {
+        let mut rows: Vec<HistoryRow> = sqlx::query_as(
+            "SELECT game_id, at, games, before_value, before_deviation, after_value, \
+                after_deviation \
+             FROM rating_history WHERE account = $1 ORDER BY games DESC LIMIT $2",
+        )
+        .bind(account)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.reverse();
+        Ok(rows
+            .into_iter()
+            .map(|row| RatingChange {
+                game_id: row.game_id,
+                at: row.at,
+                before: Rating::new(row.before_value, row.before_deviation, row.games - 1),
+                after: Rating::new(row.after_value, row.after_deviation, row.games),
+            })
+            .collect())
+    }
+
+    async fn leaderboard(
+        &self,
+        cursor: Option<LeaderboardCursor>,
+        limit: i64,
+    ) -> Result<Vec<Ranked>, StoreError> {
+        let rows: Vec<RankedRow> = match cursor {
+            None => {
+                sqlx::query_as(DB::RATING_STATEMENTS.leaderboard)
+                    .bind(limit)
+                    .fetch_all(&self.pool)
+                    .await?
+            }
+            Some(cursor) => {
+                sqlx::query_as(DB::RATING_STATEMENTS.leaderboard_after)
+                    .bind(limit)
+                    .bind(cursor.value)
+                    .bind(cursor.username)
+                    .fetch_all(&self.pool)
+                    .await?
+            }
+        };
+        Ok(rows
+            .into_iter()
+            .map(|row| Ranked {
+                username: row.username,
+                display_name: row.display_name,
+                rating: Rating::new(row.rating_value, row.rating_deviation, row.rated_games),
+            })
+            .collect())
+    }
+
+    async fn set_rating(&self, account: &str, rating: Rating) -> Result<bool, StoreError> {
+        let mut tx = DB::begin_write(&self.pool).await?;
+        if let Some(lock) = DB::RATING_STATEMENTS.lock {
+            sqlx::query(lock).execute(&mut *tx).await?;
+        }
+        let updated = sqlx::query(SEED_RATING)
+            .bind(account)
+            .bind(rating.value)
+            .bind(rating.deviation)
+            .bind(rating.provisional)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(DB::rows_affected(&updated) == 1)
+    }
+}
