@@ -78,12 +78,14 @@ fn parse_filter(events: Option<&str>) -> Result<Option<Vec<String>>, StoreError>
 
 impl From<DeliveryRow> for ClaimedDelivery {
     fn from(row: DeliveryRow) -> Self {
-        let event = match (row.at, row.kind, row.game_id, row.data) {
-            (Some(at), Some(kind), Some(game_id), Some(data)) => Some(AccountEventRecord {
+        // The event's columns are all null when it is gone (purged); `game_id` is also null for
+        // the events of a challenge, which has no game yet.
+        let event = match (row.at, row.kind, row.data) {
+            (Some(at), Some(kind), Some(data)) => Some(AccountEventRecord {
                 id: row.event_id,
                 at,
                 kind,
-                game_id,
+                game_id: row.game_id,
                 data: data.0,
             }),
             _ => None,
