@@ -83,6 +83,7 @@ async fn the_page_and_every_file_it_loads_carry_the_csp_and_nosniff(backend: Bac
         "/web/audit.js",
         "/web/jcs.js",
         "/web/replay.js",
+        "/web/analysis.js",
         "/web/i18n.js",
         "/web/help.js",
         "/web/manifest.webmanifest",

@@ -1,5 +1,6 @@
 // The HTTP API as the page uses it: JSON in and out, problems (RFC 9457) turned into errors that
-// carry the problem's `detail`, and the tokens this browser holds.
+// carry the problem's `detail`, the tokens this browser holds (seats, hosts, the account), and the
+// Server-Sent Events streams (a game's, the account's) read with fetch.
 
 export class Problem extends Error {
   constructor(status, problem) {
@@ -75,23 +76,68 @@ export function myGames() {
   return games.sort((a, b) => (b.joinedAt || 0) - (a.joinedAt || 0));
 }
 
-// Follows a game's log live: the SSE stream read with fetch, so that the token travels in the
-// Authorization header and never in a URL. Calls onEntry for each entry; reconnects with
-// Last-Event-ID when the stream ends, until `signal` aborts.
-export async function follow(game, token, onEntry, signal, onTrouble) {
-  let last = null;
+// The account this browser is signed in to ({username, display_name, token}), or null. Its token
+// stays in this browser until the player signs out; the account page shows it for another device.
+const ACCOUNT = 'golf.account';
+// The id of the last account event this browser has seen, so that a reload does not notify again.
+const SEEN = 'golf.account.seen';
+
+export function accountOf() {
+  try {
+    return JSON.parse(localStorage.getItem(ACCOUNT));
+  } catch {
+    return null;
+  }
+}
+
+export function keepAccount(account) {
+  localStorage.setItem(ACCOUNT, JSON.stringify(account));
+}
+
+// Signing out forgets the account and the seats it took in this browser (their tokens would
+// still play as the account); seats taken without an account stay.
+export function forgetAccount() {
+  const account = accountOf();
+  localStorage.removeItem(ACCOUNT);
+  localStorage.removeItem(SEEN);
+  if (!account) return;
+  for (const game of myGames()) {
+    if (game.account === account.username) forgetSeat(game.id);
+  }
+}
+
+export function lastSeenEvent() {
+  const seen = Number(localStorage.getItem(SEEN));
+  return Number.isSafeInteger(seen) && seen > 0 ? seen : null;
+}
+
+export function keepLastSeenEvent(id) {
+  localStorage.setItem(SEEN, String(id));
+}
+
+// Follows a game's log live. Calls onEntry for each entry, until `signal` aborts.
+export function follow(game, token, onEntry, signal, onTrouble) {
+  return followStream(`/v1/games/${encodeURIComponent(game)}/stream`, token, null, onEntry, signal, onTrouble);
+}
+
+// Follows a stream of Server-Sent Events, read with fetch so that the token travels in the
+// Authorization header and never in a URL, from after the id `after` (null: from the start).
+// Calls onMessage for each message; reconnects with Last-Event-ID when the stream ends, until
+// `signal` aborts or the server refuses the stream (a 4xx).
+export async function followStream(path, token, after, onMessage, signal, onTrouble) {
+  let last = after === null ? null : String(after);
   while (!signal.aborted) {
     try {
       const headers = { Accept: 'text/event-stream' };
       if (token) headers.Authorization = `Bearer ${token}`;
       if (last !== null) headers['Last-Event-ID'] = last;
-      const response = await fetch(`/v1/games/${encodeURIComponent(game)}/stream`, { headers, signal });
+      const response = await fetch(path, { headers, signal });
       if (!response.ok) {
         const problem = await response.json().catch(() => ({}));
         onTrouble(new Problem(response.status, problem));
         if (response.status < 500) return;
       } else {
-        last = await readEvents(response.body, onEntry, last);
+        last = await readEvents(response.body, onMessage, last);
       }
     } catch (error) {
       if (signal.aborted) return;

@@ -1,14 +1,19 @@
 // The web client's entry point: picks the page's language, then routes the page by its hash (#/
 // the lobby, #/game/ID a table, #/replay/ID a finished game's replay, #/check an exported log
-// from disk, #/help and #/help/ID how to play, with the options of game ID). An invitation link
-// is #/game/ID: it names the game, never a token (tokens stay in this browser's localStorage).
+// from disk, #/help and #/help/ID how to play, with the options of game ID, #/account the
+// account, #/player/NAME a player's profile). An invitation link is #/game/ID: it names the game,
+// never a token (tokens stay in this browser's localStorage). Signed in, the page follows the
+// account's stream on every page (turns.js).
 
+import { showAccount } from './account.js';
 import { say, sayError } from './dom.js';
 import { offerHelpOnce, showHelp } from './help.js';
 import { chooseLanguage, currentLanguage, LANGUAGES, languageName, loadLanguages, preferredLanguage, t, useLanguage } from './i18n.js';
 import { showLobby } from './lobby.js';
+import { showProfile, USERNAME } from './profile.js';
 import { showFileCheck, showReplay } from './replay.js';
 import { showTable } from './table.js';
+import { watchTurns } from './turns.js';
 
 const main = document.getElementById('page');
 
@@ -31,12 +36,17 @@ async function route() {
   try {
     if (['game', 'replay', 'help'].includes(page) && id && !GAME_ID.test(id)) {
       say(t('app.bad_link'));
-      await showLobby(main, navigate);
+      await showLobby(main, navigate, leaving.signal);
+    } else if (page === 'player' && !USERNAME.test(id || '')) {
+      say(t('app.bad_player_link'));
+      await showLobby(main, navigate, leaving.signal);
     } else if (page === 'game' && id) await showTable(main, id, leaving.signal);
     else if (page === 'replay' && id) await showReplay(main, id);
     else if (page === 'check') showFileCheck(main);
     else if (page === 'help') await showHelp(main, id || null);
-    else await showLobby(main, navigate);
+    else if (page === 'account') await showAccount(main);
+    else if (page === 'player') await showProfile(main, id);
+    else await showLobby(main, navigate, leaving.signal);
     if (page !== 'help') offerHelpOnce();
   } catch (error) {
     sayError(error);
@@ -70,4 +80,5 @@ await loadLanguages();
 await useLanguage(preferredLanguage());
 translatePage();
 window.addEventListener('hashchange', route);
+watchTurns();
 route();

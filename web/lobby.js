@@ -1,12 +1,18 @@
-// The lobby: create a game (with bots seated by the host token, and house rules from
-// house-rules.js), the open games, the games this
-// browser holds a seat in, and the ways to a replay.
+// The lobby: the account's games (my-games.js) when this browser is signed in, create a game
+// (with bots seated by the host token, house rules from house-rules.js, and the time each player
+// has to play), as the account when signed in, the open games, the other games this browser holds
+// a seat in, and the ways to a replay.
 
-import { call, keepHostToken, keepSeat, myGames } from './api.js';
+import { accountOf, call, keepHostToken, keepSeat, myGames } from './api.js';
 import { h, replace, say, sayError } from './dom.js';
 import { houseRulesFields } from './house-rules.js';
-import { t } from './i18n.js';
+import { formatDuration, t } from './i18n.js';
+import { myGamesPanel } from './my-games.js';
 import { shapeOf } from './scoring.js';
+
+// The times to play a create form offers, in seconds (docs/RULES.md, `turn_timeout_s`): a live
+// game's to a week's.
+const TURN_TIMEOUTS = [300, 3600, 86400, 259200, 604800];
 
 const field = (label, input, hint) => h('label', { class: 'field' }, h('span', {}, label), input, hint && h('small', {}, hint));
 
@@ -14,15 +20,21 @@ function options(values, selected) {
   return values.map(([value, text]) => h('option', { value, selected: value === selected ? true : null }, text));
 }
 
-export async function showLobby(main, navigate) {
+export async function showLobby(main, navigate, signal) {
   const list = h('ul', { class: 'games', 'aria-live': 'polite' });
   const more = h('button', { type: 'button', class: 'secondary', hidden: true }, t('lobby.more_games'));
-  const mine = myGames();
+  const account = accountOf();
+  // The seats the account took are in its own list.
+  const mine = myGames().filter((game) => !account || game.account !== account.username);
   replace(main,
     h('h1', {}, t('lobby.title')),
+    account && myGamesPanel(signal),
     h('section', { class: 'panel', 'aria-labelledby': 'create-title' },
       h('h2', { id: 'create-title' }, t('lobby.new_game')),
-      createForm(navigate)),
+      account
+        ? h('p', {}, t('lobby.as_account', { username: account.username }))
+        : h('p', { class: 'muted' }, t('lobby.account_hint'), ' ', h('a', { href: '#/account' }, t('lobby.account_link'))),
+      createForm(navigate, account)),
     h('section', { class: 'panel', 'aria-labelledby': 'open-title' },
       h('h2', { id: 'open-title' }, t('lobby.open_games')),
       list, more),
@@ -86,17 +98,20 @@ export function rulesText(rules) {
   return parts.join(', ');
 }
 
-function createForm(navigate) {
-  const name = h('input', { name: 'name', required: true, maxlength: 40, autocomplete: 'nickname', value: localStorage.getItem('golf.name') || '' });
+function createForm(navigate, account) {
+  const name = nameInput(account);
   const clientSeed = h('input', { name: 'client_seed', maxlength: 64, autocomplete: 'off' });
   const seats = h('select', { name: 'seats' }, options([['2', '2'], ['3', '3'], ['4', '4']], '4'));
   const bots = h('select', { name: 'bots' });
-  const strategy = h('select', { name: 'strategy' }, options([['greedy', t('bot.greedy')], ['random', t('bot.random')]], 'greedy'));
+  const strategy = h('select', { name: 'strategy' }, options([['greedy', t('bot.greedy')], ['expert', t('bot.expert')], ['random', t('bot.random')]], 'greedy'));
   const holes = h('input', { name: 'holes', type: 'number', min: 1, max: 18, value: '9', required: true });
   const finalTurns = h('input', { name: 'final_turns', type: 'checkbox' });
   const flip = h('select', { name: 'flip_after_discard' },
     options(['never', 'optional', 'always'].map((value) => [value, t(`rules.flip.${value}`)]), 'never'));
   const maxTurns = h('input', { name: 'max_turns_per_hole', type: 'number', min: 2, max: 800, placeholder: t('lobby.turn_cap_placeholder') });
+  const turnTimeout = h('select', { name: 'turn_timeout_s' },
+    options([['', t('lobby.turn_timeout_default')], ['none', t('lobby.turn_timeout_none')],
+      ...TURN_TIMEOUTS.map((seconds) => [String(seconds), formatDuration(seconds)])], ''));
   const privateGame = h('input', { name: 'private', type: 'checkbox' });
   const house = houseRulesFields();
   const fillBots = () => {
@@ -112,6 +127,7 @@ function createForm(navigate) {
     field(t('form.client_seed'), clientSeed, t('form.client_seed_hint')),
     h('div', { class: 'row' }, field(t('lobby.seats'), seats), field(t('lobby.bots'), bots), field(t('lobby.bot_strategy'), strategy)),
     h('div', { class: 'row' }, field(t('lobby.holes'), holes), field(t('rules.flip_after_discard'), flip), field(t('lobby.turn_cap'), maxTurns)),
+    field(t('rules.turn_timeout'), turnTimeout, t('lobby.turn_timeout_hint')),
     h('div', { class: 'row' },
       h('label', { class: 'checkbox' }, finalTurns, ' ', t('lobby.final_turns')),
       h('label', { class: 'checkbox' }, privateGame, ' ', t('lobby.private'))),
@@ -124,13 +140,15 @@ function createForm(navigate) {
     try {
       const rules = { final_turns: finalTurns.checked, flip_after_discard: flip.value, ...house.rules() };
       if (maxTurns.value) rules.max_turns_per_hole = Number(maxTurns.value);
+      if (turnTimeout.value) rules.turn_timeout_s = turnTimeout.value === 'none' ? null : Number(turnTimeout.value);
       const created = await call('POST', '/v1/games', {
         body: { seats: Number(seats.value), holes: Number(holes.value), rules, private: privateGame.checked },
         headers: { 'Idempotency-Key': crypto.randomUUID() },
+        token: account && account.token,
       });
       const game = created.body.id;
       keepHostToken(game, created.body.host_token);
-      await sitDown(game, name.value, clientSeed.value);
+      await sitDown(game, name.value, clientSeed.value, account);
       for (let i = 1; i <= Number(bots.value); i += 1) {
         await call('POST', `/v1/games/${game}/players`, {
           body: { name: t('bot.name', { number: i }), bot: strategy.value },
@@ -147,13 +165,28 @@ function createForm(navigate) {
   return form;
 }
 
-// Takes a seat and keeps its token in this browser.
-export async function sitDown(game, name, clientSeed) {
-  const body = { name };
+// The name to sit down under: the last one used here; signed in, the account's display name,
+// which an empty field also stands for.
+export function nameInput(account) {
+  return account
+    ? h('input', { name: 'name', maxlength: 40, autocomplete: 'nickname', value: account.display_name || '', placeholder: account.display_name || account.username })
+    : h('input', { name: 'name', required: true, maxlength: 40, autocomplete: 'nickname', value: localStorage.getItem('golf.name') || '' });
+}
+
+// Takes a seat (bound to `account` when signed in) and keeps its token in this browser.
+export async function sitDown(game, name, clientSeed, account) {
+  const body = {};
+  if (name.trim() || !account) body.name = name;
   if (clientSeed) body.client_seed = clientSeed;
-  const joined = await call('POST', `/v1/games/${game}/players`, { body });
-  localStorage.setItem('golf.name', name);
-  keepSeat(game, { seat: joined.body.seat, token: joined.body.token, name: name.trim(), joinedAt: Date.now() });
+  const joined = await call('POST', `/v1/games/${game}/players`, { body, token: account && account.token });
+  if (body.name) localStorage.setItem('golf.name', name);
+  keepSeat(game, {
+    seat: joined.body.seat,
+    token: joined.body.token,
+    name: name.trim() || account.display_name || account.username,
+    joinedAt: Date.now(),
+    account: account ? account.username : undefined,
+  });
   return joined.body;
 }
 

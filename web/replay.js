@@ -1,8 +1,10 @@
 // The replay viewer of a finished game: a step slider over its complete log (from the server's
 // export, or an NDJSON file opened from disk), every card shown with face-down ones marked, the
 // server's view at each step (GET /replay/{seq}), the server's audit result, the revealed seed,
-// the client seeds, and the page's own check of the log (audit.js).
+// the client seeds, the page's own check of the log (audit.js), and the server's analysis of every
+// decision along the slider (analysis.js).
 
+import { analysisPanel, decisionLine, followAnalysis, markCard, placesOf, sliderMarks } from './analysis.js';
 import { call } from './api.js';
 import { auditLog } from './audit.js';
 import { cardElement, gridElement } from './cards.js';
@@ -57,6 +59,10 @@ class Viewer {
     this.step = report.steps.length;
     this.board = h('div', { class: 'replay-board', 'aria-live': 'polite' });
     this.request = 0;
+    this.analysis = null;
+    this.stepOfSeq = new Map(report.steps.map((step, index) => [step.seq, index + 1]));
+    const last = report.steps.at(-1);
+    this.names = last ? last.players.map((player) => player.name) : [];
   }
 
   render() {
@@ -71,6 +77,9 @@ class Viewer {
       this.showStep(label);
     };
     slider.addEventListener('input', () => go(Number(slider.value)));
+    this.marks = h('div', { class: 'marks-holder' });
+    this.decision = h('div', { 'aria-live': 'polite' });
+    this.analysisSection = h('section', {});
     replace(this.main,
       this.game && h('h1', {}, t('replay.title', { game: this.game.slice(0, 8) })),
       this.checkPanel(),
@@ -78,12 +87,28 @@ class Viewer {
         h('h2', {}, t('replay.step')),
         h('div', { class: 'inline slider' },
           h('button', { type: 'button', class: 'secondary', onclick: () => go(this.step - 1), 'aria-label': t('replay.previous') }, '◀'),
-          slider,
+          h('div', { class: 'track' }, slider, this.marks),
           h('button', { type: 'button', class: 'secondary', onclick: () => go(this.step + 1), 'aria-label': t('replay.next') }, '▶')),
         label,
+        this.decision,
         this.board),
+      this.game && count > 0 && this.analysisSection,
       this.factsPanel());
     if (count > 0) this.showStep(label);
+    if (this.game && count > 0) this.followAnalysis((seq) => go(this.stepOfSeq.get(seq)), label);
+  }
+
+  // Shows the analysis as it comes: its panel, the slider's marks, and the current entry's decision.
+  followAnalysis(goToSeq, label) {
+    const status = { state: 'loading' };
+    this.analysisSection.replaceWith(this.analysisSection = analysisPanel(status, this.names, goToSeq));
+    followAnalysis(this.game, () => this.analysisSection.isConnected, (next) => {
+      this.analysis = next.state === 'done' ? next.analysis : null;
+      this.analysisSection.replaceWith(this.analysisSection = analysisPanel(next, this.names, goToSeq));
+      if (!this.analysis) return;
+      replace(this.marks, sliderMarks(this.analysis, this.report.steps.length, (seq) => this.stepOfSeq.get(seq)));
+      this.showStep(label);
+    });
   }
 
   checkPanel() {
@@ -140,6 +165,26 @@ class Viewer {
       });
       if (request !== this.request) return;
     }
+    const decision = this.analysis && this.analysis.decisions.find((judged) => judged.seq === step.seq);
+    replace(this.decision, decision
+      ? decisionLine(decision, this.names, this.report.steps[this.step - 2])
+      : this.analysis && h('p', { class: 'muted', 'data-testid': 'decision' }, t('analysis.no_decision')));
+    this.showBoard(step, entry, view, decision);
+  }
+
+  // The table at `step`; the cards and pile that the `decision` made there played and named best
+  // are marked.
+  showBoard(step, entry, view, decision) {
+    const best = decision ? placesOf(decision.best) : { positions: [], pile: null };
+    const played = decision ? placesOf(decision.played) : { positions: [] };
+    const card = (player, seat, position) => {
+      const element = cardElement(player.grid[position].card, { faceDown: !player.grid[position].up });
+      if (decision?.seat !== seat) return element;
+      if (best.positions.includes(position)) return markCard(element, 'best');
+      return played.positions.includes(position) ? markCard(element, 'played') : element;
+    };
+    const discardTop = step.discardTop && cardElement(step.discardTop);
+    if (discardTop && best.pile === 'discard') markCard(discardTop, 'best');
     replace(this.board,
       h('p', {}, view ? serverLine(view) : t('replay.hole', { hole: step.hole || '—' }),
         ` · ${t('table.stock_count', { count: step.stockCount })} · ${t('table.discard_count', { count: step.discardCount })}`),
@@ -147,11 +192,13 @@ class Viewer {
         h('h3', { class: 'name' }, player.name, player.bot ? ` ${t('table.bot_suffix', { bot: t(`bot.${player.bot}`) })}` : '',
           step.knocked === seat ? ` ${t('table.knocked_suffix')}` : ''),
         player.grid.length
-          ? gridElement((position) => cardElement(player.grid[position].card, { faceDown: !player.grid[position].up }), step.shape)
+          ? gridElement((position) => card(player, seat, position), step.shape)
           : h('div', {}, t('replay.no_cards')),
         h('div', {}, t('replay.player_scores', { scores: player.scores.map(formatNumber).join(', ') || '—', total: player.total }))))),
       h('div', { class: 'piles' },
-        step.discardTop && h('div', { class: 'pile' }, cardElement(step.discardTop), h('div', {}, t('replay.discard_top'))),
+        best.pile === 'stock' && h('div', { class: 'pile', 'data-testid': 'stock' },
+          markCard(cardElement(null, { label: t('table.stock_count', { count: step.stockCount }) }), 'best'), h('div', {}, t('analysis.stock'))),
+        discardTop && h('div', { class: 'pile', 'data-testid': 'discard' }, discardTop, h('div', {}, t('replay.discard_top'))),
         step.drawn && h('div', { class: 'pile' }, cardElement(step.drawn.card),
           h('div', {}, t(`table.they_drew.${step.drawn.source}`, { name: step.players[step.drawn.seat].name })))),
       h('details', {}, h('summary', {}, t('replay.as_logged')), h('pre', { class: 'mono' }, JSON.stringify(entry, null, 2))));

@@ -2,15 +2,20 @@
 // the drawn card, the legal moves as the only things to click (or Tab to and press), a knock
 // when the rules allow it, the game's options, the scores, and live updates from the game's
 // stream (read with fetch and the Authorization header; each entry re-fetches the view with
-// If-None-Match, and what the others did, or a knock, is announced).
+// If-None-Match, and what the others did, or a knock, is announced). A seat this browser holds no
+// token of is played with the account's token when the account signed in here holds it (taken on
+// another device), and a player signed in joins as the account.
 
-import { call, follow, forgetSeat, hostTokenOf, seatOf } from './api.js';
+import { accountOf, call, follow, forgetSeat, hostTokenOf, seatOf } from './api.js';
 import { announceEntry } from './announce.js';
 import { cardElement, cardName, gridElement } from './cards.js';
 import { announce, h, replace, say, sayError } from './dom.js';
 import { rulesPanel } from './help.js';
 import { formatList, formatNumber, formatTime, t } from './i18n.js';
-import { playerNames, rulesText, seatsTaken, sitDown } from './lobby.js';
+import { nameInput, playerNames, rulesText, seatsTaken, sitDown } from './lobby.js';
+
+// The most seats a game has.
+const MAX_SEATS = 4;
 
 // A stacked game was created with explicit decks: its host knows every card, face down or in the
 // stock. Players are told before they sit down and at the table.
@@ -37,13 +42,15 @@ class Table {
     this.stale = false;
     this.announced = 0;
     this.lastStatus = null;
+    this.accountSeat = null;
   }
 
   get seat() {
-    return seatOf(this.game);
+    return seatOf(this.game) || this.accountSeat;
   }
 
   async start() {
+    if (!seatOf(this.game)) this.accountSeat = await this.seatOfAccount();
     const held = this.seat;
     if (!held) {
       const { body } = await call('GET', `/v1/games/${this.game}`);
@@ -69,8 +76,20 @@ class Table {
     if (this.view.status !== 'finished') this.follow();
   }
 
+  // The seat the account signed in here holds in this game (taken on another device), played with
+  // the account's token; null when it holds none. The seats are taken first, in order, so their
+  // `player_joined` entries follow `game_created` at the head of the log, which names the account.
+  async seatOfAccount() {
+    const account = accountOf();
+    if (!account) return null;
+    const { body } = await call('GET', `/v1/games/${this.game}/events?limit=${1 + MAX_SEATS}`);
+    const joined = body.events.find((entry) => entry.type === 'player_joined' && entry.data.account === account.username);
+    return joined ? { seat: joined.data.seat, token: account.token, name: joined.data.name, account: account.username } : null;
+  }
+
   showJoin(view) {
-    const name = h('input', { name: 'name', required: true, maxlength: 40, value: localStorage.getItem('golf.name') || '' });
+    const account = accountOf();
+    const name = nameInput(account);
     const clientSeed = h('input', { name: 'client_seed', maxlength: 64, autocomplete: 'off' });
     const submit = h('button', { type: 'submit' }, t('table.take_seat'));
     const form = h('form', { class: 'panel join' },
@@ -78,6 +97,7 @@ class Table {
       stackedWarning(view),
       h('p', {}, `${seatsTaken(view)} · ${t('game.holes', { count: view.holes })} · ${rulesText(view.rules)}`),
       h('p', { class: 'muted' }, t('table.seated', { names: playerNames(view) })),
+      account && h('p', {}, t('table.join_as_account', { username: account.username })),
       h('label', { class: 'field' }, h('span', {}, t('form.name')), name),
       h('label', { class: 'field' }, h('span', {}, t('form.client_seed')), clientSeed, h('small', {}, t('form.client_seed_hint'))),
       h('p', {}, h('a', { href: `#/help/${this.game}` }, t('table.how_to_play'))),
@@ -86,7 +106,7 @@ class Table {
       event.preventDefault();
       submit.disabled = true;
       try {
-        await sitDown(this.game, name.value, clientSeed.value);
+        await sitDown(this.game, name.value, clientSeed.value, account);
         say('');
         await this.start();
       } catch (error) {

@@ -65,8 +65,13 @@ const ASSETS: &[Asset] = &[
     asset!("cards.js", JAVASCRIPT),
     asset!("scoring.js", JAVASCRIPT),
     asset!("replay.js", JAVASCRIPT),
+    asset!("analysis.js", JAVASCRIPT),
     asset!("audit.js", JAVASCRIPT),
     asset!("jcs.js", JAVASCRIPT),
+    asset!("account.js", JAVASCRIPT),
+    asset!("my-games.js", JAVASCRIPT),
+    asset!("profile.js", JAVASCRIPT),
+    asset!("turns.js", JAVASCRIPT),
 ];
 
 include!(concat!(env!("OUT_DIR"), "/catalogs.rs"));
