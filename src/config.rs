@@ -54,6 +54,9 @@ pub struct Config {
     /// `GOLF_SWEEP_INTERVAL_MS`: how often each instance looks for turn timeouts and expired
     /// waiting games.
     pub sweep_interval: Duration,
+    /// `GOLF_ANALYSIS_THREADS`: threads that analyse finished games, at the lowest priority
+    /// (default 1; 0 turns analyses off).
+    pub analysis_threads: usize,
     /// What the HTTP edge allows: limits, proxies, CORS, slow clients.
     pub http: HttpSettings,
 }
@@ -219,6 +222,7 @@ impl Config {
             DEFAULT_CHALLENGE_EXPIRY_S,
         )?;
         let sweep_interval_ms = parse_number(&lookup, "GOLF_SWEEP_INTERVAL_MS", 1000)?;
+        let analysis_threads = parse_number(&lookup, "GOLF_ANALYSIS_THREADS", 1)?;
 
         let http = http_settings(&lookup)?;
 
@@ -234,6 +238,7 @@ impl Config {
             waiting_expiry: Duration::from_secs(u64::from(waiting_expiry_s)),
             challenge_expiry: Duration::from_secs(u64::from(challenge_expiry_s)),
             sweep_interval: Duration::from_millis(u64::from(sweep_interval_ms)),
+            analysis_threads: analysis_threads as usize,
             http,
         })
     }

@@ -65,6 +65,7 @@ impl Application {
         let service = GameService::new(store, metrics.games(), audit_store(config))
             .with_clock(clock)
             .with_default_turn_timeout(config.turn_timeout_s)
+            .with_analyses(config.analysis_threads, audit_store(config))
             .with_challenge_expiry(config.challenge_expiry);
         spawn_sweeper(
             service.clone(),

@@ -12,6 +12,7 @@ fn options(games: u64, seats: u8, bots: Vec<BotKind>) -> SimulateOptions {
         bots,
         rules: RulesInput::default(),
         seed: 7,
+        threads: 2,
     }
 }
 

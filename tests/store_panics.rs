@@ -48,6 +48,18 @@ impl EventStore for Panicky {
         self.store.append(appends).await
     }
 
+    async fn load_analysis(&self, id: Uuid) -> Result<Option<String>, StoreError> {
+        self.store.load_analysis(id).await
+    }
+
+    async fn record_analysis(&self, id: Uuid, analysis: &str) -> Result<(), StoreError> {
+        self.store.record_analysis(id, analysis).await
+    }
+
+    async fn unanalysed_games(&self, limit: i64) -> Result<Vec<Uuid>, StoreError> {
+        self.store.unanalysed_games(limit).await
+    }
+
     fn concurrent_batches(&self) -> usize {
         self.store.concurrent_batches()
     }

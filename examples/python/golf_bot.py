@@ -3,21 +3,30 @@
 It takes a seat (in the game given by --game, or in one it creates, where --bot seats the server's
 bots in the other seats; --grid, --jokers and --knock create it under house rules), plays every
 move it is offered by choosing one entry of `legal_moves` and sending it back unchanged (knocking,
-when the rules allow it, once at most one of its cards is face down), waits for the other seats on the game's stream, and prints the
-totals and winners once the game is finished. Generate the client first (see the README,
-"Writing a client"); `golf_api` is the generated package.
+when the rules allow it, once at most one of its cards is face down), waits for the other seats on
+the game's stream, and prints the totals and winners once the game is finished.
+
+It plays as an account when given one: --sign-up USERNAME creates the account (and prints its
+token, which the server shows only once), --account-token TOKEN (or the GOLF_ACCOUNT_TOKEN
+environment variable) uses an existing one. The game is then created and joined with the account
+token, which binds the seat to the account and, in that game, acts as the seat's token: the bot
+plays with it. Generate the client first (see the README, "Writing a client"); `golf_api` is the
+generated package.
 """
 
 import argparse
+import os
 import sys
 import time
 from uuid import UUID
 
 import httpx
 from golf_api import AuthenticatedClient, Client
+from golf_api.api.accounts import create_account, own_account
 from golf_api.api.games import create_game, join_game, make_move, own_view
 from golf_api.models import (
     BotKind,
+    CreateAccountBody,
     CreateGameBody,
     DiscardMove,
     DrawMove,
@@ -34,7 +43,7 @@ from golf_api.models import (
     SwapMove,
     View,
 )
-from golf_api.types import Response
+from golf_api.types import UNSET, Response
 
 # How long the bot waits for the next bytes of an answer. A stream waiting for other seats (who
 # may be people) gets a keep-alive every 15 s, so only a server that stopped answering trips it.
@@ -153,32 +162,55 @@ def wait_for_next_entry(seat: AuthenticatedClient, game: UUID, after: int) -> No
                 return
 
 
-def take_seat(args: argparse.Namespace) -> tuple[UUID, str]:
-    """Joins --game, or creates a game, joins it and seats --bot bots in the other seats."""
+def account_token(args: argparse.Namespace) -> str | None:
+    """The token of the account to play as: a new one for --sign-up (printed, since the server
+    shows it only once), else --account-token or GOLF_ACCOUNT_TOKEN, checked with the server;
+    None to play without one."""
+    if args.sign_up:
+        anonymous = Client(base_url=args.url, timeout=httpx.Timeout(TIMEOUT_S))
+        body = CreateAccountBody(username=args.sign_up)
+        created = expect(create_account.sync_detailed(client=anonymous, body=body), "sign up")
+        print(f"account {created.username} created; its token (shown once): {created.token}", flush=True)
+        return created.token
+    token = args.account_token or os.environ.get("GOLF_ACCOUNT_TOKEN")
+    if token:
+        holder = AuthenticatedClient(base_url=args.url, token=token, timeout=httpx.Timeout(TIMEOUT_S))
+        account = expect(own_account.sync_detailed(client=holder), "account")
+        print(f"playing as account {account.username}", flush=True)
+    return token or None
+
+
+def take_seat(args: argparse.Namespace, account: str | None) -> tuple[UUID, str]:
+    """Joins --game, or creates a game, joins it and seats --bot bots in the other seats; with an
+    account, both as the account (its host and its seat). Answers the game and the token to play
+    with: the account's, or the seat's."""
     anonymous = Client(base_url=args.url, timeout=httpx.Timeout(TIMEOUT_S))
+    as_account = AuthenticatedClient(base_url=args.url, token=account) if account else None
     host = None
     game = UUID(args.game) if args.game else None
     if game is None:
         rules = RulesInput(grid=GridShape(args.grid), jokers=2 if args.jokers else 0, knock=args.knock)
         body = CreateGameBody(seats=args.seats, holes=args.holes, rules=rules)
-        created = expect(create_game.sync_detailed(client=anonymous, body=body), "create")
+        created = expect(create_game.sync_detailed(client=as_account or anonymous, body=body), "create")
         game = created.id
-        host = AuthenticatedClient(base_url=args.url, token=created.host_token)
+        host = as_account or AuthenticatedClient(base_url=args.url, token=created.host_token)
         print(f"created game {game}", flush=True)
     # The spec lets anyone join (its security lists `{}`), but openapi-python-client asks for an
     # AuthenticatedClient anyway (its issue 1372): without a token, the plain client is right.
-    joiner = host if host is not None else anonymous
-    joined = expect(join_game.sync_detailed(game, client=joiner, body=JoinBody(name=args.name)), "join")
-    print(f"{args.name} took seat {joined.seat}", flush=True)
+    joiner = as_account or host or anonymous
+    # An account's seat takes the account's display name unless --name says otherwise.
+    name = args.name or (UNSET if account else "Python bot")
+    joined = expect(join_game.sync_detailed(game, client=joiner, body=JoinBody(name=name)), "join")
+    print(f"{'the account' if name is UNSET else name} took seat {joined.seat}", flush=True)
     if host is not None and args.bot:
         for n in range(1, args.seats):
             bot = JoinBody(name=f"{args.bot.capitalize()} bot {n}", bot=BotKind(args.bot))
             expect(join_game.sync_detailed(game, client=host, body=bot), "seat a bot")
-    return game, joined.token
+    return game, account or joined.token
 
 
 def play(args: argparse.Namespace) -> View:
-    game, token = take_seat(args)
+    game, token = take_seat(args, account_token(args))
     seat = AuthenticatedClient(base_url=args.url, token=token, timeout=httpx.Timeout(TIMEOUT_S))
     view = expect(own_view.sync_detailed(game, client=seat), "view")
     retries = 0
@@ -203,7 +235,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--url", default="http://127.0.0.1:8080", help="the server's base URL")
     parser.add_argument("--game", help="the id of a game to join (default: create one)")
-    parser.add_argument("--name", default="Python bot", help="the name to play under")
+    parser.add_argument("--name", help='the name to play under (default: "Python bot", or the account\'s display name)')
+    account = parser.add_mutually_exclusive_group()
+    account.add_argument("--sign-up", metavar="USERNAME", help="create an account and play as it (prints its token)")
+    account.add_argument(
+        "--account-token", metavar="TOKEN", help="play as this account (default: $GOLF_ACCOUNT_TOKEN, if set)"
+    )
     parser.add_argument("--seats", type=int, default=2, help="seats of a created game")
     parser.add_argument("--holes", type=int, default=1, help="holes of a created game")
     parser.add_argument(

@@ -159,8 +159,8 @@ pub const CODES: &[ProblemCode] = &[
     code(
         "not_finished",
         409,
-        "The game is not finished: its complete log is exported, and a rematch offered, only at \
-         the end.",
+        "The game is not finished: its complete log is exported, its analysis computed and a \
+         rematch offered only at the end.",
         Reload,
     ),
     code(
@@ -323,6 +323,12 @@ pub const CODES: &[ProblemCode] = &[
         500,
         "A fault of the server; its reason is in the server's log, not in the answer.",
         Report,
+    ),
+    code(
+        "analysis_disabled",
+        503,
+        "This server computes no analyses (GOLF_ANALYSIS_THREADS=0); another instance may.",
+        RetryLater,
     ),
     code(
         "unavailable",

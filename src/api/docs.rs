@@ -11,8 +11,9 @@ use utoipa::openapi::{
 };
 use utoipa::{IntoResponses, ToSchema};
 
+use crate::api::analysis::AnalysisPending;
 use crate::api::codes;
-use crate::engine::View;
+use crate::engine::{Analysis, View};
 use crate::service::{Audit, CreatedGame, EventsPage, Joined, LobbyPage, ServiceError};
 
 mod problems;
@@ -188,6 +189,7 @@ const LOBBY_EXAMPLE: &str = include_str!("../../openapi/examples/lobby.json");
 const EVENTS_EXAMPLE: &str = include_str!("../../openapi/examples/events.json");
 const AUDIT_EXAMPLE: &str = include_str!("../../openapi/examples/audit.json");
 const LEFT_EXAMPLE: &str = include_str!("../../openapi/examples/left.json");
+const ANALYSIS_EXAMPLE: &str = include_str!("../../openapi/examples/analysis.json");
 
 /// A `304 Not Modified` to a request whose `If-None-Match` is still current.
 fn not_modified() -> ResponseBuilder {
@@ -362,6 +364,40 @@ impl IntoResponses for EventsPageShown {
             )
             .private(),
         )])
+    }
+}
+
+/// `200`, `202`, `409` and `503` to `GET /v1/games/{id}/analysis`.
+pub struct AnalysisShown;
+
+impl IntoResponses for AnalysisShown {
+    fn responses() -> ResponseMap {
+        responses([
+            (
+                200,
+                json::<Analysis>(
+                    "The analysis: every decision judged, each seat's summary",
+                    ANALYSIS_EXAMPLE,
+                )
+                .no_cache(),
+            ),
+            (
+                202,
+                json::<AnalysisPending>(
+                    "The analysis is queued or being computed: ask again later",
+                    r#"{"status": "pending"}"#,
+                )
+                .no_cache(),
+            ),
+            problems::problem(
+                ServiceError::NotAnalysable.into(),
+                "the game is not finished yet",
+            ),
+            problems::problem(
+                ServiceError::AnalysisDisabled.into(),
+                "this server computes no analyses and none is stored",
+            ),
+        ])
     }
 }
 

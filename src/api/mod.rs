@@ -5,7 +5,8 @@
 //!   (`/openapi.json`, `/docs`, `/problems`), `HEAD`, 404 and 405;
 //! - one file per resource: [`games`] (create, lobby, cancel, views), [`players`] (join),
 //!   [`moves`], [`leave`], [`log`] (pages and replays), [`export`] (a finished game's log as NDJSON),
-//!   [`audit`] (where the log stands, and whether a finished one checks out),
+//!   [`audit`] (where the log stands, and whether a finished one checks out), [`analysis`]
+//!   (every decision of a finished game judged),
 //!   [`stream`] (the live log as Server-Sent Events), [`accounts`] (accounts, their tokens,
 //!   profiles), [`account_games`] (an account's games, events and event stream),
 //!   [`challenges`] (challenges and rematches), [`ratings`] (the leaderboard, rating histories), [`health`] (liveness, readiness,
@@ -23,6 +24,7 @@
 
 pub mod account_games;
 pub mod accounts;
+pub mod analysis;
 pub mod audit;
 pub mod challenges;
 pub mod codes;
@@ -87,6 +89,8 @@ pub struct AppState {
     // The schemas of the shared responses of `docs`, which name them without collecting them.
     components(schemas(
         Problem, View, CreatedGame, LobbyPage, Joined, EventsPage, Audit,
+        crate::engine::Analysis, crate::engine::Decision, crate::engine::SeatAnalysis,
+        analysis::AnalysisPending,
         account_games::GameStartedEvent, account_games::YourTurnEvent,
         account_games::GameEndedEvent, account_games::ChallengeReceivedEvent,
         account_games::ChallengeAnsweredEvent,
@@ -149,6 +153,7 @@ fn routes(config: &mut ServiceConfig) {
         .service(log::replay)
         .service(export::export_log)
         .service(audit::audit)
+        .service(analysis::analysis)
         .service(stream::stream)
         .service(accounts::create_account)
         .service(accounts::own_account)

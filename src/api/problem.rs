@@ -245,7 +245,10 @@ impl From<ServiceError> for ApiError {
             ServiceError::AlreadySeated => ApiError::new("already_seated", detail),
             ServiceError::StaleVersion { .. } => ApiError::new("stale_version", detail),
             ServiceError::IdempotencyKeyReused => ApiError::new("idempotency_key_reused", detail),
-            ServiceError::NotFinished => ApiError::new("not_finished", detail),
+            ServiceError::NotFinished | ServiceError::NotAnalysable => {
+                ApiError::new("not_finished", detail)
+            }
+            ServiceError::AnalysisDisabled => ApiError::new("analysis_disabled", detail),
             ServiceError::ChallengeClosed(_) => ApiError::new("challenge_closed", detail),
             ServiceError::InvalidChallenge(_) => ApiError::new("invalid_challenge", detail),
             ServiceError::UnknownAccount(_) => ApiError::new("unknown_account", detail),

@@ -5,7 +5,9 @@
 use serde_json::Value;
 
 use super::{AuditReport, Check, Finding, audit};
+use crate::engine::LoggedEvent;
 use crate::store::Entry;
+use crate::store::codec::entry_event;
 
 /// The export line of `entry`: its canonical JSON and a newline.
 pub fn line(entry: &Entry) -> String {
@@ -24,6 +26,31 @@ pub fn audit_text(text: &str) -> AuditReport {
         add_format_findings(&mut report, findings);
     }
     report
+}
+
+/// The events of an exported log, for tools that read a log without auditing it (`golf-server
+/// analyze`): fails on the first line that is no log entry, naming it.
+pub fn logged_events(text: &str) -> Result<Vec<LoggedEvent>, String> {
+    let (entries, findings) = read_lines(text);
+    // A line that is not canonical JSON ("... of its entry") still holds its entry: only lines
+    // that hold none fail.
+    if let Some(finding) = findings
+        .iter()
+        .find(|f| !f.message.ends_with("of its entry"))
+    {
+        return Err(finding.message.clone());
+    }
+    entries
+        .iter()
+        .map(|entry| {
+            let (event, at) = entry_event(entry)?;
+            Ok(LoggedEvent {
+                seq: entry.seq,
+                event,
+                at,
+            })
+        })
+        .collect()
 }
 
 /// The entries of an exported log's lines, and the format findings about the lines.

@@ -1,11 +1,13 @@
 //! The entry points: the command line of `golf-server` and its commands, `serve` (the default),
-//! `openapi`, `simulate`, `check-db` and `verify`.
+//! `openapi`, `simulate`, `check-db`, `verify` and `analyze`.
 //!
 //! - `mod.rs`: parsing the command line, and running the chosen command;
 //! - [`check_db`]: the audit of every stored game;
 //! - [`verify`]: the offline audit of an exported log;
+//! - [`analyze`]: the offline analysis of an exported finished game;
 //! - [`simulate`]: bot games played in-process.
 
+pub mod analyze;
 pub mod check_db;
 pub mod simulate;
 pub mod verify;
@@ -46,6 +48,11 @@ enum Command {
     /// the hash chain, the seed against the commitment, every deal and reshuffle, every move,
     /// score and winner re-decided. Exits 0 when it verifies, 1 when not, 2 when unreadable.
     Verify(VerifyArgs),
+    /// Analyse a finished game from its export (GET /v1/games/{id}/export) with no database and no
+    /// network: every decision's expected points lost and its label, each seat's summary, as
+    /// GET /v1/games/{id}/analysis gives them. Exits 0 when analysed, 1 when the game is not
+    /// finished, 2 when unreadable.
+    Analyze(VerifyArgs),
 }
 
 #[derive(Args)]
@@ -68,7 +75,7 @@ struct SimulateArgs {
     /// Holes per game, 1 to 18.
     #[arg(long, default_value_t = 9)]
     holes: u8,
-    /// Bots of seats 0, 1, ... (a shorter list repeats): greedy, random.
+    /// Bots of seats 0, 1, ... (a shorter list repeats): greedy, random, expert.
     #[arg(long, value_delimiter = ',', default_value = "greedy")]
     bots: Vec<BotKind>,
     /// Rule options as JSON, e.g. '{"final_turns": true, "flip_after_discard": "optional"}'.
@@ -77,6 +84,10 @@ struct SimulateArgs {
     /// Master seed: the same seed plays the same games.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Threads playing games side by side (default: one a core). The results do not depend on
+    /// it; decision times are per thread.
+    #[arg(long)]
+    threads: Option<usize>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -102,6 +113,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Simulate(args) => simulate(args),
         Command::CheckDb => check_db(),
         Command::Verify(args) => verify::run(&args.file, args.json),
+        Command::Analyze(args) => analyze::run(&args.file, args.json),
     }
 }
 
@@ -113,6 +125,9 @@ fn simulate(args: SimulateArgs) -> ExitCode {
         bots: args.bots,
         rules: args.rules,
         seed: args.seed,
+        threads: args.threads.unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        }),
     };
     let report = simulate::run(&options);
     if let Ok(report) = &report

@@ -1,10 +1,11 @@
 //! The bot-game simulator: plays many games between bots through the engine's own `execute`
 //! (decide, then apply: no fast path) and reports speed, turns per hole and each seat's results.
 //! Deterministic for a given seed (with the `rand` version that Cargo.lock pins), apart from the
-//! measured speed.
+//! measured speed, whatever the number of threads: games are independent, and their outcomes are
+//! added up in game order.
 
 use std::fmt::Write as _;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -34,6 +35,25 @@ pub struct SimulateOptions {
     pub rules: RulesInput,
     /// The master seed: game `i`'s server seed is `SHA-256("golf-simulate" ‖ u64be(seed) ‖ u64be(i))`.
     pub seed: u64,
+    /// Threads that play games side by side (at least 1).
+    pub threads: usize,
+}
+
+/// How fast one kind of bot decided, over every move it chose.
+#[derive(Clone, PartialEq, Debug, Serialize)]
+pub struct DecisionTimes {
+    /// The kind of bot.
+    pub bot: BotKind,
+    /// Moves it chose.
+    pub decisions: u64,
+    /// Moves chosen per second of its own deciding (on one thread).
+    pub decisions_per_sec: f64,
+    /// Median time of a decision, in microseconds.
+    pub p50_us: f64,
+    /// 99th percentile, in microseconds.
+    pub p99_us: f64,
+    /// The slowest decision, in microseconds.
+    pub max_us: f64,
 }
 
 /// One seat's results over all games.
@@ -74,6 +94,8 @@ pub struct SimulationReport {
     pub turn_cap_share: f64,
     /// Each seat's results.
     pub bots: Vec<SeatReport>,
+    /// How fast each kind of bot decided.
+    pub decisions: Vec<DecisionTimes>,
     /// Each bot's rating after these games, rated as the server rates a rated game (a bot in
     /// several seats of one game rated by its first), from 1500: what `--seed-ratings` stores.
     pub ratings: Vec<BotRating>,
@@ -92,6 +114,8 @@ struct GameOutcome {
     winners: Vec<Seat>,
     turns: u64,
     capped_holes: u64,
+    /// How long each decision took, by the kind of bot that made it.
+    timings: Vec<(BotKind, Duration)>,
 }
 
 /// Plays `options.games` games and reports. Fails with [`RuleError::InvalidGameOptions`] (or the
@@ -102,10 +126,12 @@ pub fn run(options: &SimulateOptions) -> Result<SimulationReport, RuleError> {
     let bots = seat_bots(&options.bots, seats)?;
     let mut tally = Tally::new(&bots);
     let started = Instant::now();
-    for index in 0..options.games {
-        let outcome = play_game(options.seed, index, seats, holes, rules, &bots)?;
+    let mut timings: Vec<(BotKind, Duration)> = Vec::new();
+    for outcome in play_games(options, seats, holes, rules, &bots) {
+        let outcome = outcome?;
         tally.rate(&bots, &outcome.totals);
         tally.add(&outcome);
+        timings.extend(outcome.timings);
     }
     let elapsed_secs = started.elapsed().as_secs_f64();
     let games = options.games as f64;
@@ -122,7 +148,71 @@ pub fn run(options: &SimulateOptions) -> Result<SimulationReport, RuleError> {
         turn_cap_share: per(tally.capped_holes as f64, hole_count),
         bots: tally.seat_reports(&bots, games, holes),
         ratings: tally.ratings,
+        decisions: decision_times(timings),
     })
+}
+
+/// Every game's outcome, in game order, played on `options.threads` threads (game `i` on thread
+/// `i mod threads`).
+fn play_games(
+    options: &SimulateOptions,
+    seats: u8,
+    holes: u8,
+    rules: Rules,
+    bots: &[BotKind],
+) -> Vec<Result<GameOutcome, RuleError>> {
+    let threads = options.threads.max(1) as u64;
+    let mut lanes: Vec<Vec<Result<GameOutcome, RuleError>>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|lane| {
+                scope.spawn(move || {
+                    (lane..options.games)
+                        .step_by(threads as usize)
+                        .map(|index| play_game(options.seed, index, seats, holes, rules, bots))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| handle.join().expect("a simulation thread panicked"))
+            .collect()
+    });
+    let mut lanes: Vec<_> = lanes.iter_mut().map(|lane| lane.drain(..)).collect();
+    (0..options.games)
+        .filter_map(|index| lanes[(index % threads) as usize].next())
+        .collect()
+}
+
+/// Each kind of bot's decision times, in the order of [`BotKind`]'s first appearance.
+fn decision_times(mut timings: Vec<(BotKind, Duration)>) -> Vec<DecisionTimes> {
+    let mut kinds: Vec<BotKind> = Vec::new();
+    for (kind, _) in &timings {
+        if !kinds.contains(kind) {
+            kinds.push(*kind);
+        }
+    }
+    timings.sort_by_key(|&(_, took)| took);
+    kinds
+        .into_iter()
+        .map(|bot| {
+            let times: Vec<f64> = timings
+                .iter()
+                .filter(|(kind, _)| *kind == bot)
+                .map(|(_, took)| took.as_secs_f64() * 1e6)
+                .collect();
+            let percentile = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
+            let total_secs: f64 = times.iter().sum::<f64>() / 1e6;
+            DecisionTimes {
+                bot,
+                decisions: times.len() as u64,
+                decisions_per_sec: per(times.len() as f64, total_secs),
+                p50_us: percentile(0.5),
+                p99_us: percentile(0.99),
+                max_us: percentile(1.0),
+            }
+        })
+        .collect()
 }
 
 /// The bot of each seat: `bots` cycled over the seats.
@@ -296,8 +386,12 @@ impl Table {
     /// that ended at the turn cap.
     fn play_out(mut self, bots: &[BotKind], rng: &mut StdRng) -> Result<GameOutcome, RuleError> {
         let (mut turns, mut capped_holes) = (0, 0);
+        let mut timings = Vec::new();
         while let Some(seat) = seat_to_move(&self.state) {
-            let mv = choose(bots[usize::from(seat)], &observe(&self.state, seat), rng);
+            let bot = bots[usize::from(seat)];
+            let deciding = Instant::now();
+            let mv = choose(bot, &observe(&self.state, seat), rng);
+            timings.push((bot, deciding.elapsed()));
             turns += u64::from(matches!(mv, Move::Draw { .. } | Move::Knock));
             let events = self.run(&Command::Play { seat, mv })?;
             capped_holes += events
@@ -318,6 +412,7 @@ impl Table {
             winners: self.state.winners.unwrap_or_default(),
             turns,
             capped_holes,
+            timings,
         })
     }
 }
@@ -382,6 +477,22 @@ impl SimulationReport {
                 seat.mean_total,
                 seat.mean_per_hole,
                 100.0 * seat.win_share
+            );
+        }
+        let _ = writeln!(
+            out,
+            "bot     decisions  per second  p50 (us)  p99 (us)  max (us)"
+        );
+        for times in &self.decisions {
+            let _ = writeln!(
+                out,
+                "{:<6}  {:>9}  {:>10.0}  {:>8.1}  {:>8.1}  {:>8.1}",
+                times.bot.name(),
+                times.decisions,
+                times.decisions_per_sec,
+                times.p50_us,
+                times.p99_us,
+                times.max_us
             );
         }
         for rated in &self.ratings {

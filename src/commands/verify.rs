@@ -37,7 +37,7 @@ pub fn run(path: &str, json: bool) -> ExitCode {
 
 /// The whole input as text: bytes that are not UTF-8 make it unreadable, since replacing them
 /// would hide a change.
-fn read(path: &str) -> std::io::Result<String> {
+pub fn read(path: &str) -> std::io::Result<String> {
     let mut bytes = Vec::new();
     if path == "-" {
         std::io::stdin().read_to_end(&mut bytes)?;

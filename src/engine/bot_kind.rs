@@ -12,14 +12,18 @@ pub enum BotKind {
     Random,
     /// One-ply greedy on the expected score of its own grid.
     Greedy,
+    /// Plays each candidate move out on sampled deals of the cards it cannot see, and picks the
+    /// one of least mean hole score.
+    Expert,
 }
 
 impl BotKind {
-    /// The strategy's name in JSON (`"random"`, `"greedy"`).
+    /// The strategy's name in JSON (`"random"`, `"greedy"`, `"expert"`).
     pub const fn name(self) -> &'static str {
         match self {
             BotKind::Random => "random",
             BotKind::Greedy => "greedy",
+            BotKind::Expert => "expert",
         }
     }
 }
@@ -27,12 +31,13 @@ impl BotKind {
 impl std::str::FromStr for BotKind {
     type Err = String;
 
-    /// Parses `"random"` or `"greedy"`.
+    /// Parses `"random"`, `"greedy"` or `"expert"`.
     fn from_str(s: &str) -> Result<BotKind, String> {
         match s {
             "random" => Ok(BotKind::Random),
             "greedy" => Ok(BotKind::Greedy),
-            other => Err(format!("unknown bot {other:?}: random or greedy")),
+            "expert" => Ok(BotKind::Expert),
+            other => Err(format!("unknown bot {other:?}: random, greedy or expert")),
         }
     }
 }

@@ -1,4 +1,4 @@
-//! Bots: the strategies of each [`BotKind`] ([`choose`] picks a move from an [`Observation`]
+//! Bots: the strategies of each [`BotKind`] (the `expert`'s in [`expert`](mod@super::expert)) ([`choose`] picks a move from an [`Observation`]
 //! only, as a bot never sees a face-down card, the stock or another seat's draw) and the driver
 //! that plays every bot turn that is due ([`play_bot_turns`]).
 
@@ -11,6 +11,7 @@ use super::bot_kind::BotKind;
 use super::cards::{Card, Cells, GridShape, Position};
 use super::error::RuleError;
 use super::event::Event;
+use super::expert::expert;
 use super::legal::legal_move_list;
 use super::moves::{Command, Move, Source};
 use super::rules::FlipRule;
@@ -28,6 +29,7 @@ pub fn choose(kind: BotKind, obs: &Observation, rng: &mut impl Rng) -> Move {
     let wanted = match kind {
         BotKind::Random => None,
         BotKind::Greedy => Some(greedy(obs)),
+        BotKind::Expert => Some(expert(obs, rng)),
     };
     match wanted {
         Some(mv) if legal.contains(&mv) => mv,

@@ -33,13 +33,22 @@
 //!    - [`apply`](mod@apply): an event folded into the state, and `execute` (decide, then apply);
 //!    - [`view`](mod@view): what each viewer may see (the only place that redacts) and the bots'
 //!      observation.
-//! 9. On top:
-//!    - [`bots`]: the `random` and `greedy` strategies, and the driver that plays bot turns;
-//!    - [`replay`](mod@replay): a log re-decided command by command and compared with the rules.
+//! 9. Playouts:
+//!    - [`rollout`]: determinizations of a hole from one seat's observation, and the greedy
+//!      policy playing them out.
+//! 10. Search:
+//!    - [`expert`](mod@expert): the `expert` strategy and the evaluator of candidate moves it
+//!      shares with the analysis.
+//! 11. On top:
+//!    - [`bots`]: the `random`, `greedy` and `expert` strategies, and the driver that plays bot
+//!      turns;
+//!    - [`replay`](mod@replay): a log re-decided command by command and compared with the rules;
+//!    - [`analysis`](mod@analysis): every decision of a finished game judged by the evaluator.
 //!
 //! The server keeps the secrets ([`Secrets`]: the server seed, explicit decks) and the clock: it
 //! passes the secrets to [`decide()`] and the time of each log entry to [`apply()`].
 
+pub mod analysis;
 pub mod apply;
 pub mod bot_kind;
 pub mod bots;
@@ -48,10 +57,12 @@ pub mod deadline;
 pub mod decide;
 pub mod error;
 pub mod event;
+pub mod expert;
 pub mod inputs;
 pub mod legal;
 pub mod moves;
 pub mod replay;
+pub mod rollout;
 pub mod rules;
 pub mod score;
 pub mod secrets;
@@ -62,6 +73,9 @@ pub mod time;
 mod turn;
 pub mod view;
 
+pub use analysis::{
+    Analysis, AnalysisError, AnalysisStatus, Decision, Label, SeatAnalysis, analyze,
+};
 pub use apply::{apply, execute};
 pub use bot_kind::BotKind;
 pub use bots::{choose, play_bot_move, play_bot_turns};

@@ -272,7 +272,26 @@ pub struct Observation {
     pub drawn: Option<(Source, Card)>,
     /// The moves the bot may make now.
     pub legal: MoveList,
+    /// Every seat's grid as anyone sees it (face-up cards only), in seat order; entries past
+    /// `seats` are empty.
+    pub grids: [Cells<Option<Card>>; MAX_SEATS],
+    /// The cards of the discard pile, as a set of canonical indexes (bit `i` for the card of
+    /// index `i`): each was face up when it went there, so every seat has seen them.
+    pub discard_set: u64,
+    /// Cards in the stock.
+    pub stock_count: u32,
+    /// Whose turn it is.
+    pub current_seat: Option<Seat>,
+    /// During final turns, how many remain.
+    pub final_turns_left: Option<u8>,
+    /// The seat that knocked in this hole, if one did.
+    pub knocked: Option<Seat>,
+    /// The dealer of the hole (the seat after it plays first).
+    pub dealer: Seat,
 }
+
+/// Most seats of a game.
+pub const MAX_SEATS: usize = 4;
 
 /// What `seat` may see of `state`.
 pub fn observe(state: &State, seat: Seat) -> Observation {
@@ -296,5 +315,24 @@ pub fn observe(state: &State, seat: Seat) -> Observation {
             .filter(|d| d.seat == seat)
             .map(|d| (d.source, d.card)),
         legal: legal_move_list(state, seat),
+        grids: public_grids(state),
+        discard_set: state
+            .discard
+            .iter()
+            .fold(0, |set, card| set | 1 << card.index()),
+        stock_count: state.stock.len() as u32,
+        current_seat: state.current_seat,
+        final_turns_left: state.final_turns_left,
+        knocked: state.knocked,
+        dealer: state.dealer,
     }
+}
+
+/// Every seat's face-up cards, as [`Observation::grids`] lists them.
+fn public_grids(state: &State) -> [Cells<Option<Card>>; MAX_SEATS] {
+    let started = state.stage.is_some();
+    std::array::from_fn(|seat| match state.players.get(seat) {
+        Some(p) if started => Cells::from_fn(p.grid.len(), |i| p.face_up[i].then_some(p.grid[i])),
+        _ => Cells::filled(0, None),
+    })
 }

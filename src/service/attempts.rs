@@ -218,6 +218,7 @@ impl GameService {
             .any(|event| matches!(event, Event::GameEnded { .. }))
         {
             self.audits.finished(record.id);
+            self.analyses.queue(record.id);
             if write.after.rated {
                 self.rate_ended_game(record.id).await;
             }

@@ -141,19 +141,19 @@ async fn audit_game(
 /// Gives this thread the lowest CPU priority (nice 19): it runs when the request workers leave a
 /// core free, and yields to them otherwise.
 #[cfg(target_os = "linux")]
-fn lower_priority() {
+pub(crate) fn lower_priority() {
     // On Linux a thread's nice value is its own (`PRIO_PROCESS` with 0 names the calling
     // thread), so the workers keep theirs.
     // SAFETY: setpriority reads no memory of ours; it only changes this thread's scheduling.
     let failed = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, 19) } != 0;
     if failed {
-        tracing::warn!("the audit worker runs at the workers' priority: setpriority failed");
+        tracing::warn!("a background thread runs at the workers' priority: setpriority failed");
     }
 }
 
 /// Elsewhere a process's threads share one nice value: the worker keeps the workers'.
 #[cfg(not(target_os = "linux"))]
-fn lower_priority() {}
+pub(crate) fn lower_priority() {}
 
 #[cfg(test)]
 mod tests {

@@ -48,6 +48,12 @@ pub enum ServiceError {
     /// A username that names no account, in a request's body.
     #[error("There is no account named {0}.")]
     UnknownAccount(String),
+    /// The game is not finished: it has no analysis yet.
+    #[error("The game is not finished: it is analysed once it is.")]
+    NotAnalysable,
+    /// The operator turned analyses off (`GOLF_ANALYSIS_THREADS=0`).
+    #[error("Analyses are turned off on this server.")]
+    AnalysisDisabled,
     /// A value out of its range outside the rules (paging limits).
     #[error("{0}")]
     OutOfRange(String),

@@ -24,6 +24,8 @@
 //! - [`clock`]: the service's time;
 //! - [`audit_status`]: the audit of a game as `GET .../audit` shows it;
 //! - [`audit_worker`]: the thread, runtime and connection of its own that audits finished games;
+//! - [`analysis`]: the analysis of a game as `GET .../analysis` answers it;
+//! - [`analysis_worker`]: the threads of their own that analyse finished games;
 //! - [`live`]: the live log that streams follow, woken by the store's hub;
 //! - [`notices`]: what a write tells the accounts bound to the game's seats (their games'
 //!   rows and their events);
@@ -36,6 +38,8 @@
 pub mod account_games;
 pub mod account_stream;
 pub mod accounts;
+pub mod analysis;
+pub mod analysis_worker;
 pub mod attempts;
 pub mod audit_status;
 pub mod audit_worker;
@@ -65,6 +69,7 @@ use serde_json::Value;
 use crate::engine::{Seat, Timestamp, View};
 use crate::metrics::GameMetrics;
 use crate::store::EventStore;
+use analysis_worker::AnalysisWorker;
 use audit_worker::AuditWorker;
 use batches::Batches;
 use cache::StateCache;
@@ -97,6 +102,7 @@ pub struct GameService {
     versions: Arc<Batches<VersionRead>>,
     commits: Arc<Batches<GroupCommit>>,
     audits: Arc<AuditWorker>,
+    analyses: Arc<AnalysisWorker>,
     shared_reads: Arc<SharedReads>,
     backoff: Arc<Backoff>,
 }
@@ -124,9 +130,19 @@ impl GameService {
             versions: Arc::new(Batches::new(VersionRead(Arc::clone(&store)))),
             commits: Arc::new(Batches::new(GroupCommit(Arc::clone(&store)))),
             audits,
+            analyses: Arc::new(AnalysisWorker::off()),
             shared_reads: Arc::default(),
             backoff: Arc::default(),
             store,
+        }
+    }
+
+    /// This service, whose finished games are analysed by `threads` threads over connections
+    /// that `open` opens (0: analyses are off, as they are by default).
+    pub fn with_analyses(self, threads: usize, open: OpenStore) -> Self {
+        GameService {
+            analyses: Arc::new(AnalysisWorker::start(threads, open)),
+            ..self
         }
     }
 

@@ -367,6 +367,16 @@ pub trait EventStore: Send + Sync {
     /// Stores the audit of game `id` unless one is stored already: the first result stands.
     async fn record_audit(&self, id: Uuid, audit: AuditResult) -> Result<(), StoreError>;
 
+    /// The stored analysis of game `id` (its JSON), if computed.
+    async fn load_analysis(&self, id: Uuid) -> Result<Option<String>, StoreError>;
+
+    /// Stores the analysis of game `id` (its JSON) unless one is stored: the first stands (the
+    /// same log always gives the same analysis).
+    async fn record_analysis(&self, id: Uuid, analysis: &str) -> Result<(), StoreError>;
+
+    /// Up to `limit` finished games with no stored analysis, in id order.
+    async fn unanalysed_games(&self, limit: i64) -> Result<Vec<Uuid>, StoreError>;
+
     /// The latest snapshot of game `id` at or before entry `seq`.
     async fn load_snapshot(&self, id: Uuid, seq: i64) -> Result<Option<Snapshot>, StoreError>;
 

@@ -367,6 +367,39 @@ where
         Ok(())
     }
 
+    async fn load_analysis(&self, id: Uuid) -> Result<Option<String>, StoreError> {
+        let row: Option<(String,)> =
+            sqlx::query_as("SELECT analysis FROM analyses WHERE game_id = $1")
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?;
+        Ok(row.map(|(analysis,)| analysis))
+    }
+
+    async fn record_analysis(&self, id: Uuid, analysis: &str) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO analyses (game_id, analysis) VALUES ($1, $2) \
+             ON CONFLICT (game_id) DO NOTHING",
+        )
+        .bind(id)
+        .bind(analysis)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    async fn unanalysed_games(&self, limit: i64) -> Result<Vec<Uuid>, StoreError> {
+        let rows: Vec<(Uuid,)> = sqlx::query_as(
+            "SELECT id FROM games WHERE status = 'finished' \
+             AND NOT EXISTS (SELECT 1 FROM analyses WHERE analyses.game_id = games.id) \
+             ORDER BY id LIMIT $1",
+        )
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows.into_iter().map(|(id,)| id).collect())
+    }
+
     async fn load_snapshot(&self, id: Uuid, seq: i64) -> Result<Option<Snapshot>, StoreError> {
         let row: Option<SnapshotRow> = sqlx::query_as(
             "SELECT seq, state FROM snapshots WHERE game_id = $1 AND seq <= $2 \

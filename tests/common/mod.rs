@@ -301,6 +301,7 @@ pub fn test_config(database: &TestDatabase) -> Config {
         waiting_expiry: Duration::from_secs(10 * 365 * 24 * 60 * 60),
         challenge_expiry: Duration::from_secs(24 * 60 * 60),
         sweep_interval: Duration::from_secs(1),
+        analysis_threads: 1,
         // Every test client comes from 127.0.0.1: one test holds a thousand streams, others
         // create, export and replay games by the hundred. tests/api_limits checks the defaults.
         http: HttpSettings {

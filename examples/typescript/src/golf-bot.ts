@@ -4,8 +4,14 @@
 // under house rules), plays every move it is offered by choosing one entry of `legal_moves` and
 // sending it back unchanged (knocking, when the rules allow it, once at most one of its cards is
 // face down), waits for the other seats on
-// the game's stream, and prints the totals and winners once the game is finished. Generate the
-// types first (see the README, "Writing a client"): "golf-api" is the generated file.
+// the game's stream, and prints the totals and winners once the game is finished.
+//
+// It plays as an account when given one: --sign-up USERNAME creates the account (and prints its
+// token, which the server shows only once), --account-token TOKEN (or the GOLF_ACCOUNT_TOKEN
+// environment variable) uses an existing one. The game is then created and joined with the
+// account token, which binds the seat to the account and, in that game, acts as the seat's token:
+// the bot plays with it. Generate the types first (see the README, "Writing a client"):
+// "golf-api" is the generated file.
 import { parseArgs } from "node:util";
 import createClient, { type Client } from "openapi-fetch";
 import type { components, paths } from "golf-api";
@@ -153,45 +159,74 @@ async function waitForNextEntry(seat: Api, id: string, after: number): Promise<v
 interface Options {
   url: string;
   game?: string;
-  name: string;
+  name?: string;
+  signUp?: string;
+  accountToken?: string;
   seats: number;
   holes: number;
   bot?: components["schemas"]["BotKind"];
   rules: components["schemas"]["RulesInput"];
 }
 
-/** Joins --game, or creates a game, joins it and seats --bot bots in the other seats. */
-async function takeSeat(options: Options): Promise<{ id: string; token: string }> {
+/**
+ * The token of the account to play as: a new one for --sign-up (printed, since the server shows
+ * it only once), else --account-token or GOLF_ACCOUNT_TOKEN, checked with the server; undefined
+ * to play without one.
+ */
+async function accountToken(options: Options): Promise<string | undefined> {
+  if (options.signUp !== undefined) {
+    const body = { username: options.signUp };
+    const created = expect("sign up", await client(options.url).POST("/v1/accounts", { body }));
+    console.log(`account ${created.username} created; its token (shown once): ${created.token}`);
+    return created.token;
+  }
+  if (options.accountToken) {
+    const account = expect("account", await client(options.url, options.accountToken).GET("/v1/account"));
+    console.log(`playing as account ${account.username}`);
+  }
+  return options.accountToken || undefined;
+}
+
+/**
+ * Joins --game, or creates a game, joins it and seats --bot bots in the other seats; with an
+ * account, both as the account (its host and its seat). Answers the game and the token to play
+ * with: the account's, or the seat's.
+ */
+async function takeSeat(options: Options, account?: string): Promise<{ id: string; token: string }> {
+  const asAccount = account === undefined ? undefined : client(options.url, account);
   let id = options.game;
   let host: Api | undefined;
   if (id === undefined) {
     const body = { seats: options.seats, holes: options.holes, rules: options.rules };
-    const created = expect("create", await client(options.url).POST("/v1/games", { body }));
+    const created = expect("create", await (asAccount ?? client(options.url)).POST("/v1/games", { body }));
     id = created.id;
-    host = client(options.url, created.host_token);
+    host = asAccount ?? client(options.url, created.host_token);
     console.log(`created game ${id}`);
   }
-  const joiner = host ?? client(options.url);
+  const joiner = asAccount ?? host ?? client(options.url);
+  // An account's seat takes the account's display name unless --name says otherwise.
+  const name = options.name ?? (account === undefined ? "TypeScript bot" : undefined);
   const joined = expect(
     "join",
-    await joiner.POST("/v1/games/{id}/players", { params: { path: { id } }, body: { name: options.name } }),
+    await joiner.POST("/v1/games/{id}/players", { params: { path: { id } }, body: name === undefined ? {} : { name } }),
   );
-  console.log(`${options.name} took seat ${joined.seat}`);
+  console.log(`${name ?? "the account"} took seat ${joined.seat}`);
   if (host && options.bot) {
     for (let n = 1; n < options.seats; n++) {
       const bot = { name: `${options.bot} bot ${n}`, bot: options.bot };
       expect("seat a bot", await host.POST("/v1/games/{id}/players", { params: { path: { id } }, body: bot }));
     }
   }
-  if (!joined.token) {
+  const token = account ?? joined.token;
+  if (!token) {
     console.error("join: the answer has no token");
     process.exit(1);
   }
-  return { id, token: joined.token };
+  return { id, token };
 }
 
 async function play(options: Options): Promise<View> {
-  const { id, token } = await takeSeat(options);
+  const { id, token } = await takeSeat(options, await accountToken(options));
   const seat = client(options.url, token);
   const path = { params: { path: { id } } };
   let view = expect("view", await seat.GET("/v1/games/{id}/view", path));
@@ -220,7 +255,9 @@ function parseOptions(): Options {
     options: {
       url: { type: "string", default: "http://127.0.0.1:8080" },
       game: { type: "string" },
-      name: { type: "string", default: "TypeScript bot" },
+      name: { type: "string" },
+      "sign-up": { type: "string" },
+      "account-token": { type: "string" },
       seats: { type: "string", default: "2" },
       holes: { type: "string", default: "1" },
       bot: { type: "string" },
@@ -234,6 +271,10 @@ function parseOptions(): Options {
     console.error("--grid: 2x2, 2x3, 2x4 or 3x3");
     process.exit(2);
   }
+  if (values["sign-up"] !== undefined && values["account-token"] !== undefined) {
+    console.error("--sign-up and --account-token: one or the other");
+    process.exit(2);
+  }
   const bot = values.bot;
   if (bot !== undefined && bot !== "random" && bot !== "greedy") {
     console.error("--bot: random or greedy");
@@ -243,6 +284,8 @@ function parseOptions(): Options {
     url: values.url,
     game: values.game,
     name: values.name,
+    signUp: values["sign-up"],
+    accountToken: values["account-token"] ?? process.env.GOLF_ACCOUNT_TOKEN,
     seats: Number(values.seats),
     holes: Number(values.holes),
     bot,

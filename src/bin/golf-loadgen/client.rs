@@ -104,9 +104,25 @@ impl Client {
         format!("{}{path}", self.base)
     }
 
-    /// Creates a game and takes its seats; writes it to `--games-file`. None when the server
-    /// refused (counted) or the run stopped.
-    pub async fn set_up(&self, seats: u8, holes: u8) -> Option<Game> {
+    /// Creates the account `username` and returns its token. None when the server refused
+    /// (counted) or the run stopped.
+    pub async fn sign_up(&self, username: &str) -> Option<String> {
+        let body = json!({"username": username});
+        let created = self
+            .send(Kind::Setup, || {
+                self.http.post(self.url("/v1/accounts")).json(&body)
+            })
+            .await;
+        let Some(Answer::Ok(created)) = created else {
+            return None;
+        };
+        Some(created["token"].as_str()?.to_owned())
+    }
+
+    /// Creates a game and takes its seats, seat `i` as the account of `accounts[i]` when
+    /// `accounts` is not empty; writes it to `--games-file`. None when the server refused
+    /// (counted) or the run stopped.
+    pub async fn set_up(&self, seats: u8, holes: u8, accounts: &[String]) -> Option<Game> {
         let key = self.idempotency_keys.then(|| Uuid::new_v4().to_string());
         let body = json!({"seats": seats, "holes": holes});
         let created = self
@@ -124,8 +140,15 @@ impl Client {
         for seat in 0..seats {
             let path = format!("/v1/games/{id}/players");
             let body = json!({"name": format!("Load {seat}")});
+            let account = accounts.get(usize::from(seat));
             let joined = self
-                .send(Kind::Setup, || self.http.post(self.url(&path)).json(&body))
+                .send(Kind::Setup, || {
+                    let request = self.http.post(self.url(&path)).json(&body);
+                    match account {
+                        Some(token) => request.bearer_auth(token),
+                        None => request,
+                    }
+                })
                 .await;
             let Some(Answer::Ok(joined)) = joined else {
                 return None;

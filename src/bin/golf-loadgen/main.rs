@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 use clap::{Parser, ValueEnum};
 use tokio::sync::Barrier;
 use tokio::task::JoinHandle;
+use uuid::Uuid;
 
 use client::{Client, Game, Options};
 use modes::Plan;
@@ -86,6 +87,10 @@ struct Args {
     /// connection never applies a move twice and gets the first answer.
     #[arg(long)]
     idempotency_keys: bool,
+    /// Sign up one account per seat of each concurrent game before the run, and take every seat
+    /// with its account's token, so that each write also keeps the accounts' games and events.
+    #[arg(long)]
+    accounts: bool,
     /// Seconds one request may take before it counts as a transport error and is retried.
     #[arg(long, default_value_t = 30.0)]
     timeout: f64,
@@ -137,6 +142,9 @@ fn validate(args: &Args) -> Result<(), String> {
     if args.resume.is_some() && (args.mode != Mode::Moves || args.total_games.is_some()) {
         return Err("--resume plays the file's games in moves mode".to_owned());
     }
+    if args.resume.is_some() && args.accounts {
+        return Err("--resume plays the file's games with the seat tokens it holds".to_owned());
+    }
     Ok(())
 }
 
@@ -149,7 +157,12 @@ async fn run(args: &Args) -> Result<ExitCode, String> {
         .map(Duration::from_secs_f64);
     let progress = (!args.quiet).then(|| tokio::spawn(stats::progress(client.stats.clone())));
 
-    let workers = spawn_workers(args, &client, resumed);
+    let accounts = if args.accounts {
+        sign_up(&client, args).await?
+    } else {
+        Vec::new()
+    };
+    let workers = spawn_workers(args, &client, resumed, accounts);
     if args.mode != Mode::Views {
         client.stats.start_measuring();
     }
@@ -183,6 +196,7 @@ fn spawn_workers(
     args: &Args,
     client: &Arc<Client>,
     resumed: Option<VecDeque<Game>>,
+    accounts: Vec<Arc<[String]>>,
 ) -> Vec<JoinHandle<()>> {
     let plan = Arc::new(Plan {
         seats: args.seats,
@@ -192,17 +206,52 @@ fn spawn_workers(
     });
     let ready = Arc::new(Barrier::new(args.games as usize));
     let resumed = resumed.map(|games| Arc::new(Mutex::new(games)));
-    (0..args.games)
-        .map(|_| {
+    (0..args.games as usize)
+        .map(|worker| {
             let (client, plan) = (client.clone(), plan.clone());
+            let accounts = accounts
+                .get(worker)
+                .cloned()
+                .unwrap_or_else(|| Arc::new([]));
             match (&resumed, args.mode) {
                 (Some(games), _) => tokio::spawn(modes::resume(client, games.clone())),
-                (None, Mode::Moves) => tokio::spawn(modes::moves(client, plan)),
-                (None, Mode::Views) => tokio::spawn(modes::views(client, plan, ready.clone())),
-                (None, Mode::Players) => tokio::spawn(modes::players(client, plan)),
+                (None, Mode::Moves) => tokio::spawn(modes::moves(client, plan, accounts)),
+                (None, Mode::Views) => {
+                    tokio::spawn(modes::views(client, plan, accounts, ready.clone()))
+                }
+                (None, Mode::Players) => tokio::spawn(modes::players(client, plan, accounts)),
             }
         })
         .collect()
+}
+
+/// `--accounts`: one account per seat of each worker's games, signed up a few dozen at a time
+/// under names of this run's own, and their tokens by worker.
+async fn sign_up(client: &Arc<Client>, args: &Args) -> Result<Vec<Arc<[String]>>, String> {
+    let run = &Uuid::new_v4().simple().to_string()[..8];
+    let names: Vec<String> = (0..u64::from(args.games) * u64::from(args.seats))
+        .map(|index| format!("load-{run}-{index}"))
+        .collect();
+    let mut tokens = Vec::with_capacity(names.len());
+    for chunk in names.chunks(32) {
+        let signed: Vec<_> = chunk
+            .iter()
+            .map(|name| {
+                let (client, name) = (client.clone(), name.clone());
+                tokio::spawn(async move { client.sign_up(&name).await })
+            })
+            .collect();
+        for answer in signed {
+            let token = answer
+                .await
+                .map_err(|error| format!("a sign-up failed: {error}"))?;
+            tokens.push(token.ok_or("the server refused to sign an account up")?);
+        }
+    }
+    Ok(tokens
+        .chunks(usize::from(args.seats))
+        .map(Arc::from)
+        .collect())
 }
 
 /// Waits for the workers to end, stopping them once `duration` has passed since they began

@@ -49,9 +49,9 @@ enum Outcome {
 }
 
 /// Moves mode: creates games one after another and plays each to its end, all seats by this task.
-pub async fn moves(client: Arc<Client>, plan: Arc<Plan>) {
+pub async fn moves(client: Arc<Client>, plan: Arc<Plan>, accounts: Arc<[String]>) {
     while !client.stopped() && plan.take() {
-        let Some(game) = client.set_up(plan.seats, plan.holes).await else {
+        let Some(game) = client.set_up(plan.seats, plan.holes, &accounts).await else {
             pause(&client).await;
             continue;
         };
@@ -77,9 +77,14 @@ pub async fn resume(client: Arc<Client>, games: Arc<Mutex<VecDeque<Game>>>) {
 
 /// Views mode: sets a game up, plays it into hole `--view-hole` past its initial reveal, waits
 /// for every worker to be there, then reads its seats' views in turn until the run stops.
-pub async fn views(client: Arc<Client>, plan: Arc<Plan>, ready: Arc<Barrier>) {
+pub async fn views(
+    client: Arc<Client>,
+    plan: Arc<Plan>,
+    accounts: Arc<[String]>,
+    ready: Arc<Barrier>,
+) {
     let mut game = None;
-    if let Some(set_up) = client.set_up(plan.seats, plan.holes).await
+    if let Some(set_up) = client.set_up(plan.seats, plan.holes, &accounts).await
         && let Some(view) = first_view(&client, &set_up).await
     {
         let hole = u64::from(plan.view_hole);
@@ -105,9 +110,9 @@ pub async fn views(client: Arc<Client>, plan: Arc<Plan>, ready: Arc<Barrier>) {
 
 /// Players mode: creates games one after another; each seat of a game is a client of its own
 /// that learns its turn from the game's stream and plays from its `legal_moves`.
-pub async fn players(client: Arc<Client>, plan: Arc<Plan>) {
+pub async fn players(client: Arc<Client>, plan: Arc<Plan>, accounts: Arc<[String]>) {
     while !client.stopped() && plan.take() {
-        let Some(game) = client.set_up(plan.seats, plan.holes).await else {
+        let Some(game) = client.set_up(plan.seats, plan.holes, &accounts).await else {
             pause(&client).await;
             continue;
         };
