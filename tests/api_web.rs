@@ -84,6 +84,8 @@ async fn the_page_and_every_file_it_loads_carry_the_csp_and_nosniff(backend: Bac
         "/web/jcs.js",
         "/web/replay.js",
         "/web/analysis.js",
+        "/web/ratings.js",
+        "/web/challenges.js",
         "/web/i18n.js",
         "/web/help.js",
         "/web/manifest.webmanifest",

@@ -1,16 +1,20 @@
 // The web client's entry point: picks the page's language, then routes the page by its hash (#/
 // the lobby, #/game/ID a table, #/replay/ID a finished game's replay, #/check an exported log
 // from disk, #/help and #/help/ID how to play, with the options of game ID, #/account the
-// account, #/player/NAME a player's profile). An invitation link is #/game/ID: it names the game,
-// never a token (tokens stay in this browser's localStorage). Signed in, the page follows the
-// account's stream on every page (turns.js).
+// account, #/player/NAME a player's profile, #/leaderboard the ratings' leaderboard, #/challenges
+// the account's challenges, #/challenges/NAME with a challenge to NAME ready to send). An
+// invitation link is #/game/ID: it names the game, never a token (tokens stay in this browser's
+// localStorage). Signed in, the page follows the account's stream on every page (turns.js), which
+// also opens the games its challenges start (challenges.js).
 
 import { showAccount } from './account.js';
+import { showChallenges, watchChallenges } from './challenges.js';
 import { say, sayError } from './dom.js';
 import { offerHelpOnce, showHelp } from './help.js';
 import { chooseLanguage, currentLanguage, LANGUAGES, languageName, loadLanguages, preferredLanguage, t, useLanguage } from './i18n.js';
 import { showLobby } from './lobby.js';
 import { showProfile, USERNAME } from './profile.js';
+import { showLeaderboard } from './ratings.js';
 import { showFileCheck, showReplay } from './replay.js';
 import { showTable } from './table.js';
 import { watchTurns } from './turns.js';
@@ -37,7 +41,7 @@ async function route() {
     if (['game', 'replay', 'help'].includes(page) && id && !GAME_ID.test(id)) {
       say(t('app.bad_link'));
       await showLobby(main, navigate, leaving.signal);
-    } else if (page === 'player' && !USERNAME.test(id || '')) {
+    } else if ((page === 'player' && !USERNAME.test(id || '')) || (page === 'challenges' && id && !USERNAME.test(id))) {
       say(t('app.bad_player_link'));
       await showLobby(main, navigate, leaving.signal);
     } else if (page === 'game' && id) await showTable(main, id, leaving.signal);
@@ -46,6 +50,8 @@ async function route() {
     else if (page === 'help') await showHelp(main, id || null);
     else if (page === 'account') await showAccount(main);
     else if (page === 'player') await showProfile(main, id);
+    else if (page === 'leaderboard') await showLeaderboard(main);
+    else if (page === 'challenges') await showChallenges(main, id || null, leaving.signal);
     else await showLobby(main, navigate, leaving.signal);
     if (page !== 'help') offerHelpOnce();
   } catch (error) {
@@ -81,4 +87,5 @@ await useLanguage(preferredLanguage());
 translatePage();
 window.addEventListener('hashchange', route);
 watchTurns();
+watchChallenges();
 route();

@@ -1,7 +1,7 @@
 // The lobby: the account's games (my-games.js) when this browser is signed in, create a game
-// (with bots seated by the host token, house rules from house-rules.js, and the time each player
-// has to play), as the account when signed in, the open games, the other games this browser holds
-// a seat in, and the ways to a replay.
+// (with bots seated by the host token, house rules from house-rules.js, the time each player has
+// to play, and rated when signed in), as the account when signed in, the open games, the other
+// games this browser holds a seat in, and the ways to a replay.
 
 import { accountOf, call, keepHostToken, keepSeat, myGames } from './api.js';
 import { h, replace, say, sayError } from './dom.js';
@@ -113,6 +113,8 @@ function createForm(navigate, account) {
     options([['', t('lobby.turn_timeout_default')], ['none', t('lobby.turn_timeout_none')],
       ...TURN_TIMEOUTS.map((seconds) => [String(seconds), formatDuration(seconds)])], ''));
   const privateGame = h('input', { name: 'private', type: 'checkbox' });
+  // Only accounts and the built-in bots sit at a rated game.
+  const rated = account && h('input', { name: 'rated', type: 'checkbox' });
   const house = houseRulesFields();
   const fillBots = () => {
     const count = Number(seats.value);
@@ -130,7 +132,8 @@ function createForm(navigate, account) {
     field(t('rules.turn_timeout'), turnTimeout, t('lobby.turn_timeout_hint')),
     h('div', { class: 'row' },
       h('label', { class: 'checkbox' }, finalTurns, ' ', t('lobby.final_turns')),
-      h('label', { class: 'checkbox' }, privateGame, ' ', t('lobby.private'))),
+      h('label', { class: 'checkbox' }, privateGame, ' ', t('lobby.private')),
+      rated && h('label', { class: 'checkbox' }, rated, ' ', t('lobby.rated'))),
     house.fieldset,
     submit);
   form.addEventListener('submit', async (event) => {
@@ -142,7 +145,7 @@ function createForm(navigate, account) {
       if (maxTurns.value) rules.max_turns_per_hole = Number(maxTurns.value);
       if (turnTimeout.value) rules.turn_timeout_s = turnTimeout.value === 'none' ? null : Number(turnTimeout.value);
       const created = await call('POST', '/v1/games', {
-        body: { seats: Number(seats.value), holes: Number(holes.value), rules, private: privateGame.checked },
+        body: { seats: Number(seats.value), holes: Number(holes.value), rules, private: privateGame.checked, rated: Boolean(rated && rated.checked) },
         headers: { 'Idempotency-Key': crypto.randomUUID() },
         token: account && account.token,
       });

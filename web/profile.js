@@ -1,21 +1,27 @@
 // A player's public profile (#/player/USERNAME, from /v1/accounts/{username}): the display name,
-// the games played and won, the last finished games; and the line of a game as an account's lists
+// the games played and won, the rating and its history (ratings.js), a link to challenge the player
+// when signed in as someone else, the last finished games; and the line of a game as an account's lists
 // show it (a GameSummary), which "My games" shares.
 
-import { call } from './api.js';
+import { accountOf, call } from './api.js';
 import { h, replace } from './dom.js';
 import { formatNumber, formatTime, t } from './i18n.js';
+import { ratingPanel } from './ratings.js';
 
 // A username as the API takes one: anything else in a link goes into no API path.
 export const USERNAME = /^[a-z][a-z0-9_-]{2,23}$/;
 
 export async function showProfile(main, username) {
   const { body } = await call('GET', `/v1/accounts/${encodeURIComponent(username)}`);
+  const account = accountOf();
   replace(main,
     h('h1', {}, body.display_name),
     h('section', { class: 'panel', 'data-testid': 'profile' },
       h('p', {}, t('profile.username', { username: body.username })),
-      h('p', {}, t('account.played', { count: body.games.played }), ' · ', t('account.won', { count: body.games.won }))),
+      h('p', {}, t('account.played', { count: body.games.played }), ' · ', t('account.won', { count: body.games.won })),
+      account && account.username !== body.username && !body.username.startsWith('bot-')
+        && h('p', {}, h('a', { class: 'button', href: `#/challenges/${body.username}` }, t('profile.challenge', { name: body.display_name })))),
+    await ratingPanel(body.username, body.rating),
     h('section', { class: 'panel', 'aria-labelledby': 'recent-title' },
       h('h2', { id: 'recent-title' }, t('profile.recent')),
       body.recent.length > 0

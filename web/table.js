@@ -4,11 +4,13 @@
 // stream (read with fetch and the Authorization header; each entry re-fetches the view with
 // If-None-Match, and what the others did, or a knock, is announced). A seat this browser holds no
 // token of is played with the account's token when the account signed in here holds it (taken on
-// another device), and a player signed in joins as the account.
+// another device), and a player signed in joins as the account. A finished table where the
+// account sat offers a rematch.
 
 import { accountOf, call, follow, forgetSeat, hostTokenOf, seatOf } from './api.js';
 import { announceEntry } from './announce.js';
 import { cardElement, cardName, gridElement } from './cards.js';
+import { awaitGame } from './challenges.js';
 import { announce, h, replace, say, sayError } from './dom.js';
 import { rulesPanel } from './help.js';
 import { formatList, formatNumber, formatTime, t } from './i18n.js';
@@ -214,11 +216,31 @@ class Table {
         this.actionsElement(moves)),
       this.scoresElement(view),
       view.last_hole && this.lastHoleElement(view),
-      view.status === 'finished' && h('p', { class: 'panel' },
-        h('a', { class: 'button', href: `#/replay/${this.game}`, 'data-testid': 'open-replay' }, t('table.open_replay'))),
+      view.status === 'finished' && h('p', { class: 'panel actions' },
+        h('a', { class: 'button', href: `#/replay/${this.game}`, 'data-testid': 'open-replay' }, t('table.open_replay')),
+        this.rematchButton()),
       rulesPanel(view, this.game));
     this.announceStatus(status.textContent);
     if (hadFocus) this.restoreFocus(focused, status);
+  }
+
+  // A finished game where the account signed in here sat can be played again: the others are
+  // challenged to the same game (a game with only bots besides starts at once).
+  rematchButton() {
+    const account = accountOf();
+    const held = this.seat;
+    if (!account || !held || held.account !== account.username) return null;
+    const rematch = async (event) => {
+      event.target.disabled = true;
+      try {
+        const { body } = await call('POST', `/v1/games/${this.game}/rematch`, { token: account.token });
+        if (!awaitGame(body)) say(t('table.rematch_sent', { names: formatList(body.to.map((answer) => answer.username)) }), 'info');
+      } catch (error) {
+        sayError(error);
+        event.target.disabled = false;
+      }
+    };
+    return h('button', { type: 'button', onclick: rematch, 'data-testid': 'rematch' }, t('table.rematch'));
   }
 
   // Focus stays on the same card or button across renders; when it is gone (the move was made),

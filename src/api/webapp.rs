@@ -72,6 +72,8 @@ const ASSETS: &[Asset] = &[
     asset!("my-games.js", JAVASCRIPT),
     asset!("profile.js", JAVASCRIPT),
     asset!("turns.js", JAVASCRIPT),
+    asset!("ratings.js", JAVASCRIPT),
+    asset!("challenges.js", JAVASCRIPT),
 ];
 
 include!(concat!(env!("OUT_DIR"), "/catalogs.rs"));
