@@ -1,7 +1,7 @@
 //! The PostgreSQL backend: how it connects, starts a write, and its [`Statements`].
 //!
-//! An append is one statement ([`APPEND`]) that first locks the game rows, in id order, then
-//! moves them (`UPDATE ... WHERE version = $expected`): appends to one game queue behind its row
+//! An append is one statement ([`APPEND`]) that moves the game rows, in id order
+//! (`UPDATE ... WHERE version = $expected`): appends to one game queue behind its row
 //! lock and the loser of a race finds the version moved (`Conflict`); appends to different games
 //! never wait for each other.
 //! Every statement on game data names its `game_id`, so the schema can be distributed by it
@@ -78,19 +78,16 @@ impl PgStore {
 /// PostgreSQL half as much again).
 ///
 /// The row locks make a concurrent append to one of these games wait for this statement's
-/// commit, then find the version moved: it writes nothing. They are taken first, in game id order
-/// (`locked`, which `head` waits for: its count is a condition evaluated once, before any row),
-/// and in the mode the `UPDATE` takes, so that it need not take them again: in the order of the
-/// `UPDATE`'s plan (the input's, or the table's with a hash join), two batches of the same games
-/// could each hold one the other waits for, a deadlock. Measured on a batch of 64 games, the
-/// locks cost the statement about a tenth more time (0.2 ms), and no round trip. `pg_notify` in the same
-/// statement costs no round trip; the notifications leave on commit.
+/// commit, then find the version moved: it writes nothing. The `UPDATE` takes them in the order
+/// of its plan, a nested loop over the input (the estimate of `unnest` keeps it one), and the
+/// input is in game id order ([`Batch::of`]): two batches of the same games (only two instances
+/// make them) lock them in the same order and never deadlock. A first pass that locked the rows
+/// (`SELECT ... ORDER BY id FOR NO KEY UPDATE`) wrote and logged each game row once more and cost
+/// a move more than a tenth (docs/SCALING.md). Were a plan ever to take them out of order, the
+/// deadlock fails one batch (`Conflict`), which is then written one append at a time.
+/// `pg_notify` in the same statement costs no round trip; the notifications leave on commit.
 const APPEND: &str = "\
-    WITH locked AS MATERIALIZED ( \
-        SELECT id FROM games \
-        WHERE id = ANY(ARRAY(SELECT (json_array_elements($1::json) ->> 'id')::uuid)) \
-        ORDER BY id FOR NO KEY UPDATE), \
-    head AS ( \
+    WITH head AS ( \
         UPDATE games SET version = g.version, head_hash = decode(g.head_hash, 'hex'), \
             status = g.status, projection = ($7::text[])[g.projection]::json, \
             players = players + g.joined, deadline_at = g.deadline_at \
@@ -99,7 +96,6 @@ const APPEND: &str = "\
                 head_hash text, status text, projection integer, joined integer, \
                 deadline_at timestamptz) \
         WHERE games.id = g.id AND games.version = g.expected AND games.status <> 'cancelled' \
-            AND (SELECT count(*) FROM locked) >= 0 \
         RETURNING games.id), \
     appended AS ( \
         INSERT INTO events (game_id, seq, type, data, at, salt, hash) \

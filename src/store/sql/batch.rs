@@ -144,6 +144,8 @@ impl<'a> Batch<'a> {
             parts.add_rows(sealed);
             parts.add_accounts(sealed);
         }
+        // PostgreSQL locks the game rows in this order: the same in every batch.
+        parts.games.sort_unstable_by_key(|game| game.id);
         Ok(Batch {
             games: text(&parts.games)?,
             events: text(&parts.events)?,
