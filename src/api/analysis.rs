@@ -4,7 +4,6 @@
 use actix_web::http::header;
 use actix_web::web::{Data, Path};
 use actix_web::{HttpRequest, HttpResponse, get};
-use serde::Serialize;
 use uuid::Uuid;
 
 use crate::api::http::bearer;
@@ -13,14 +12,6 @@ use crate::api::problem::ApiError;
 use crate::api::{AppState, docs};
 use crate::engine::AnalysisStatus;
 use crate::service::analysis::AnalysisReply;
-
-/// The answer while an analysis is queued or being computed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
-#[schema(example = json!({"status": "pending"}))]
-pub struct AnalysisPending {
-    /// Always `pending`.
-    pub status: AnalysisStatus,
-}
 
 /// The analysis of a finished game: for every decision of every seat, the mover's expected hole
 /// score after the move played and after the best one, estimated from what that seat could see
@@ -52,7 +43,7 @@ pub async fn analysis(
             .body(json)),
         AnalysisReply::Pending => Ok(HttpResponse::Accepted()
             .insert_header((header::CACHE_CONTROL, "no-cache"))
-            .json(AnalysisPending {
+            .json(docs::AnalysisPending {
                 status: AnalysisStatus::Pending,
             })),
     }

@@ -11,9 +11,8 @@ use utoipa::openapi::{
 };
 use utoipa::{IntoResponses, ToSchema};
 
-use crate::api::analysis::AnalysisPending;
 use crate::api::codes;
-use crate::engine::{Analysis, View};
+use crate::engine::{Analysis, AnalysisStatus, View};
 use crate::service::{Audit, CreatedGame, EventsPage, Joined, LobbyPage, ServiceError};
 
 mod problems;
@@ -365,6 +364,14 @@ impl IntoResponses for EventsPageShown {
             .private(),
         )])
     }
+}
+
+/// The answer while an analysis is queued or being computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+#[schema(example = json!({"status": "pending"}))]
+pub struct AnalysisPending {
+    /// Always `pending`.
+    pub status: AnalysisStatus,
 }
 
 /// `200`, `202`, `409` and `503` to `GET /v1/games/{id}/analysis`.

@@ -92,7 +92,7 @@ pub struct AppState {
     components(schemas(
         Problem, View, CreatedGame, LobbyPage, Joined, EventsPage, Audit,
         crate::engine::Analysis, crate::engine::Decision, crate::engine::SeatAnalysis,
-        analysis::AnalysisPending,
+        docs::AnalysisPending,
         account_games::GameStartedEvent, account_games::YourTurnEvent,
         account_games::GameEndedEvent, account_games::ChallengeReceivedEvent,
         account_games::ChallengeAnsweredEvent,

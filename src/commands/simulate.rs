@@ -467,6 +467,12 @@ impl SimulationReport {
             self.mean_turns_per_hole,
             100.0 * self.turn_cap_share
         );
+        self.render_tables(&mut out);
+        out
+    }
+
+    /// The seats' table, the bots' decision times and the bots' ratings.
+    fn render_tables(&self, out: &mut String) {
         let _ = writeln!(out, "seat  bot     mean total  per hole  win share");
         for seat in &self.bots {
             let _ = writeln!(
@@ -504,6 +510,5 @@ impl SimulationReport {
                 rated.rating.deviation
             );
         }
-        out
     }
 }

@@ -461,29 +461,7 @@ impl GameService {
         };
         let mut state = State::default();
         let mut events = engine::execute(&mut state, &create, &secrets, at)?;
-        let mut advanced = Advanced::default();
-        let mut new_seats = Vec::with_capacity(seats.len());
-        let mut bound = Vec::new();
-        for (seat, (name, bot, account)) in seats.into_iter().enumerate() {
-            new_seats.push(NewSeat {
-                seat: seat as i32,
-                name: name.as_str().to_owned(),
-                bot: bot.map(|bot| bot.name().to_owned()),
-                client_seed: String::new(),
-                token_hash: bot.is_none().then(|| Token::generate().hash()),
-                account: account.clone(),
-            });
-            if let Some(account) = &account {
-                bound.push((seat as i32, account.clone()));
-            }
-            let join = Command::Join {
-                name,
-                bot,
-                client_seed: ClientSeed::default(),
-                account,
-            };
-            advanced.advance(&mut state, &secrets, &join, at)?;
-        }
+        let (advanced, new_seats, bound) = seat_all(&mut state, &secrets, seats, at)?;
         let (joined, snapshots) = advanced.into_parts();
         events.extend(joined);
         let host_token = Token::generate();
@@ -506,4 +484,40 @@ impl GameService {
             update,
         })
     }
+}
+
+/// The joins' writes of a new game's seats, their rows, and the seats bound to accounts.
+type Seating = (Advanced, Vec<NewSeat>, Vec<(i32, String)>);
+
+/// Seats `seats` (name, bot, account) in order in the game `state` was just created as.
+fn seat_all(
+    state: &mut State,
+    secrets: &Secrets,
+    seats: Vec<(PlayerName, Option<BotKind>, Option<String>)>,
+    at: Timestamp,
+) -> Result<Seating, ServiceError> {
+    let mut advanced = Advanced::default();
+    let mut new_seats = Vec::with_capacity(seats.len());
+    let mut bound = Vec::new();
+    for (seat, (name, bot, account)) in seats.into_iter().enumerate() {
+        new_seats.push(NewSeat {
+            seat: seat as i32,
+            name: name.as_str().to_owned(),
+            bot: bot.map(|bot| bot.name().to_owned()),
+            client_seed: String::new(),
+            token_hash: bot.is_none().then(|| Token::generate().hash()),
+            account: account.clone(),
+        });
+        if let Some(account) = &account {
+            bound.push((seat as i32, account.clone()));
+        }
+        let join = Command::Join {
+            name,
+            bot,
+            client_seed: ClientSeed::default(),
+            account,
+        };
+        advanced.advance(state, secrets, &join, at)?;
+    }
+    Ok((advanced, new_seats, bound))
 }
