@@ -335,7 +335,8 @@ async fn an_update_that_failed_after_the_end_is_applied_once_by_the_sweep() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_account_ending_two_rated_games_at_once_on_two_instances_gets_both() {
     // Ada's two games end at the same moment, one on each instance: both updates are applied,
-    // the second starting from the first's result, in the order the games ended.
+    // the second starting from the first's result. Which one is first is the order their ends
+    // committed in; the times the two instances stamped on them need not follow it.
     let first = spawn_app(Backend::Postgres).await;
     let second = spawn_app_on(first.database.shared()).await;
     let ada = account(&first, "ada").await;
@@ -360,10 +361,6 @@ async fn one_account_ending_two_rated_games_at_once_on_two_instances_gets_both()
     assert_eq!(history.len(), 2);
     assert_eq!(history[1]["before"], history[0]["after"], "no update lost");
     assert_eq!(history[1]["after"], rating);
-    assert!(
-        history[0]["at"].as_str() <= history[1]["at"].as_str(),
-        "in end order"
-    );
     let mut games: Vec<&Value> = history.iter().map(|change| &change["game_id"]).collect();
     games.sort_by_key(|id| id.as_str());
     let mut expected = [json!(one), json!(two)];
