@@ -259,7 +259,8 @@ pub async fn account_events(
         ("after" = Option<i64>, Query, minimum = 0, description = "Events with `id` above this (default 0)"),
         ("token" = Option<String>, Query, description = "The account token, for clients that cannot send Authorization (EventSource); Authorization wins when both are given"),
     ),
-    security(("bearer" = [])),
+    // The token may come in `?token=` instead of Authorization: no header is then required.
+    security((), ("bearer" = [])),
     responses(
         (status = 200, description = "The stream", content_type = "text/event-stream", body = String),
         (status = 400, description = "malformed_request: a parameter or Last-Event-ID does not parse", body = Problem, content_type = "application/problem+json"),
