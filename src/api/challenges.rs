@@ -77,6 +77,7 @@ fn challenge_response(
         (status = 201, description = "The challenge, open", body = Challenge, headers(("Location" = String, description = "The challenge")), example = json!(challenge_example("open", None))),
         docs::BodyProblems,
         docs::Unauthorized,
+        (status = 409, description = "database_busy: another write held a row past the lock timeout (nothing was applied)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "invalid_challenge, unknown_account, invalid_game_options", body = Problem, content_type = "application/problem+json"),
         docs::RateLimited,
         docs::DatabaseFailures,
@@ -143,7 +144,7 @@ pub async fn read_challenge(
         (status = 200, description = "The challenge after the answer", body = Challenge, example = json!(challenge_example("accepted", Some(GAME_EXAMPLE)))),
         docs::Unauthorized,
         (status = 404, description = "not_found", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "challenge_closed: no longer open, or answered otherwise; write_conflict", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "challenge_closed: no longer open, or answered otherwise; write_conflict; database_busy: another write held a row past the lock timeout (nothing was applied)", body = Problem, content_type = "application/problem+json"),
         docs::DatabaseFailures,
     )
 )]
@@ -165,7 +166,7 @@ pub async fn accept_challenge(
         (status = 200, description = "The challenge after the answer", body = Challenge, example = json!(challenge_example("declined", None))),
         docs::Unauthorized,
         (status = 404, description = "not_found", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "challenge_closed: no longer open, or answered otherwise; write_conflict", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "challenge_closed: no longer open, or answered otherwise; write_conflict; database_busy: another write held a row past the lock timeout (nothing was applied)", body = Problem, content_type = "application/problem+json"),
         docs::DatabaseFailures,
     )
 )]
@@ -200,7 +201,7 @@ async fn answer(
         (status = 204, description = "Cancelled"),
         docs::Unauthorized,
         (status = 404, description = "not_found", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "challenge_closed: no longer open; write_conflict", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "challenge_closed: no longer open; write_conflict; database_busy: another write held a row past the lock timeout (nothing was applied)", body = Problem, content_type = "application/problem+json"),
         docs::DatabaseFailures,
     )
 )]
@@ -250,7 +251,7 @@ pub async fn account_challenges(
         (status = 201, description = "The rematch's challenge", body = Challenge, headers(("Location" = String, description = "The challenge")), example = json!(challenge_example("open", None))),
         docs::Unauthorized,
         docs::NoSuchGame,
-        (status = 409, description = "not_finished: the game is still on", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "not_finished: the game is still on; database_busy: another write held a row past the lock timeout (nothing was applied)", body = Problem, content_type = "application/problem+json"),
         docs::RateLimited,
         docs::DatabaseFailures,
     )
