@@ -24,23 +24,36 @@ use super::sql::{
 };
 use super::{IDEMPOTENCY_TTL, PoolOptions, StoreError};
 
+/// How long opening the file for its migration, and the migration's wait for another process's
+/// write lock on it, may take.
+const MIGRATION_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// A pool of connections to one SQLite file.
 pub type SqliteStore = SqlStore<Sqlite>;
 
 impl SqliteStore {
     /// Opens (creating the file if missing) and migrates.
+    ///
+    /// The migration runs on a connection of its own, outside the pool: opening a file and
+    /// migrating it may rightly take longer than a request may wait for a connection (on a busy
+    /// machine, a second or more), and a start that fails for that would be no answer at all.
     pub async fn connect(url: &str, options: &PoolOptions) -> Result<Self, StoreError> {
         let connect_options = SqliteConnectOptions::from_str(url)?
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
-            .foreign_keys(true)
-            .busy_timeout(options.acquire_timeout);
+            .foreign_keys(true);
+        let migrating = SqlitePoolOptions::new()
+            .max_connections(1)
+            .acquire_timeout(MIGRATION_WAIT)
+            .connect_with(connect_options.clone().busy_timeout(MIGRATION_WAIT))
+            .await?;
+        let migrated = sqlx::migrate!("migrations/sqlite").run(&migrating).await;
+        migrating.close().await;
+        migrated?;
         let pool = SqlitePoolOptions::new()
             .max_connections(options.max_connections)
             .acquire_timeout(options.acquire_timeout)
-            .connect_with(connect_options)
-            .await?;
-        sqlx::migrate!("migrations/sqlite").run(&pool).await?;
+            .connect_lazy_with(connect_options.busy_timeout(options.acquire_timeout));
         Ok(SqlStore {
             pool,
             changes: Changes::in_process(),
