@@ -95,7 +95,10 @@ test('a 9-card game from the lobby\'s preset: three cards revealed and a hole pl
   const verdict = page.getByTestId('verdict');
   await verdict.waitFor();
   assert.equal(await verdict.getAttribute('data-verified'), 'true', await page.getByTestId('check').textContent());
-  assert.equal(await page.locator('.replay-board .player').first().locator('.grid .card').count(), 9);
+  // The board follows the verdict once the step's replay has arrived.
+  const replayed = page.locator('.replay-board .player').first().locator('.grid .card');
+  await replayed.first().waitFor();
+  assert.equal(await replayed.count(), 9);
   await axe(page, 'replay, 9 cards');
   await context.close();
   assert.deepEqual(errors, []);
