@@ -51,6 +51,8 @@ pub struct Config {
     pub waiting_expiry: Duration,
     /// `GOLF_CHALLENGE_EXPIRY_S`: how long a challenge stays open for its answers (a day).
     pub challenge_expiry: Duration,
+    /// `GOLF_SEEK_EXPIRY_S`: how long a seek waits for its match (ten minutes).
+    pub seek_expiry: Duration,
     /// `GOLF_SWEEP_INTERVAL_MS`: how often each instance looks for turn timeouts and expired
     /// waiting games.
     pub sweep_interval: Duration,
@@ -220,6 +222,9 @@ pub const DEFAULT_WAITING_EXPIRY_S: u32 = 24 * 60 * 60;
 /// How long a challenge waits for its answers by default: a day.
 pub const DEFAULT_CHALLENGE_EXPIRY_S: u32 = 24 * 60 * 60;
 
+/// How long a seek waits for its match, unless `GOLF_SEEK_EXPIRY_S` says otherwise.
+pub const DEFAULT_SEEK_EXPIRY_S: u32 = 600;
+
 /// A variable that is set to a value the service cannot use.
 #[derive(Debug, Error, PartialEq, Eq)]
 #[error("{var}={value:?} is not valid: {expected}")]
@@ -256,6 +261,7 @@ impl Config {
             "GOLF_CHALLENGE_EXPIRY_S",
             DEFAULT_CHALLENGE_EXPIRY_S,
         )?;
+        let seek_expiry_s = parse_number(&lookup, "GOLF_SEEK_EXPIRY_S", DEFAULT_SEEK_EXPIRY_S)?;
         let sweep_interval_ms = parse_number(&lookup, "GOLF_SWEEP_INTERVAL_MS", 1000)?;
         let analysis_threads = parse_count(&lookup, "GOLF_ANALYSIS_THREADS", 1)?;
 
@@ -273,6 +279,7 @@ impl Config {
             turn_timeout_s,
             waiting_expiry: Duration::from_secs(u64::from(waiting_expiry_s)),
             challenge_expiry: Duration::from_secs(u64::from(challenge_expiry_s)),
+            seek_expiry: Duration::from_secs(u64::from(seek_expiry_s)),
             sweep_interval: Duration::from_millis(u64::from(sweep_interval_ms)),
             analysis_threads: analysis_threads as usize,
             http,
@@ -591,6 +598,7 @@ mod tests {
         assert_eq!(config.turn_timeout_s, None);
         assert_eq!(config.waiting_expiry, Duration::from_secs(86_400));
         assert_eq!(config.challenge_expiry, Duration::from_secs(86_400));
+        assert_eq!(config.seek_expiry, Duration::from_secs(600));
         assert_eq!(config.sweep_interval, Duration::from_secs(1));
     }
 

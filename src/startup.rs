@@ -92,7 +92,8 @@ impl Application {
                 config.webhooks.allow_private,
                 config.webhooks.retry_delays.clone(),
             ))
-            .with_challenge_expiry(config.challenge_expiry);
+            .with_challenge_expiry(config.challenge_expiry)
+            .with_seek_expiry(config.seek_expiry);
         tokio::spawn(service.clone().deliver_webhooks());
         spawn_sweeper(
             service.clone(),
@@ -253,6 +254,8 @@ fn spawn_sweeper(service: GameService, interval: Duration, waiting_expiry: Durat
                     games_cancelled = swept.games_cancelled,
                     ratings_applied = swept.ratings_applied,
                     challenges_expired = swept.challenges_expired,
+                    seeks_filled = swept.seeks_filled,
+                    seeks_expired = swept.seeks_expired,
                     "swept abandoned games"
                 ),
                 Ok(_) => {}

@@ -163,6 +163,10 @@ impl EventStore for Panicky {
         self.store.challenges()
     }
 
+    fn seeks(&self) -> &dyn golf_server::store::SeekStore {
+        self.store.seeks()
+    }
+
     async fn ping(&self) -> Result<(), StoreError> {
         self.store.ping().await
     }

@@ -141,6 +141,20 @@ pub struct ChallengeAnsweredEvent {
     pub answer: String,
 }
 
+/// The account's seek was matched: `game_id` is the game, where the account holds `seat`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SeekMatchedEvent {
+    pub id: i64,
+    pub at: String,
+    /// `seek_matched`.
+    #[serde(rename = "type")]
+    #[schema(schema_with = seek_matched_type)]
+    pub kind: String,
+    pub game_id: Uuid,
+    pub seek_id: Uuid,
+    pub seat: Seat,
+}
+
 /// A game's id, as the examples show it.
 const GAME_EXAMPLE: &str = "3f1c2b4a-5d6e-4f70-8a9b-0c1d2e3f4a5b";
 
@@ -182,6 +196,10 @@ fn challenge_received_type() -> utoipa::openapi::Object {
 
 fn challenge_answered_type() -> utoipa::openapi::Object {
     type_is("challenge_answered")
+}
+
+fn seek_matched_type() -> utoipa::openapi::Object {
+    type_is("seek_matched")
 }
 
 /// The games of the token's account, by the time of their last entry, newest first.

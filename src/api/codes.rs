@@ -171,6 +171,19 @@ pub const CODES: &[ProblemCode] = &[
         Reload,
     ),
     code(
+        "already_seeking",
+        409,
+        "The account already waits in a seek: cancel it (DELETE /v1/seeks/{id}) or wait for its \
+         match.",
+        Reload,
+    ),
+    code(
+        "seek_closed",
+        409,
+        "The seek no longer waits: it was matched (see its game_id) or expired.",
+        Reload,
+    ),
+    code(
         "write_conflict",
         409,
         "Concurrent writes to the game won every retry of this one; nothing was applied.",
@@ -287,6 +300,13 @@ pub const CODES: &[ProblemCode] = &[
         422,
         "A challenge's `to` is not 1 to 3 distinct usernames other than its author's, or names a \
          built-in bot.",
+        FixRequest,
+    ),
+    code(
+        "invalid_seek",
+        422,
+        "A seek's rating_range is not [lo, hi] with lo at most hi, or its bots_after_s is not null \
+         or 5 to 600.",
         FixRequest,
     ),
     code(

@@ -536,12 +536,13 @@ impl IntoResponses for ProblemsPage {
 
 /// The caching headers of the successful answers of the account paths (v1.2), whose handlers
 /// document their bodies inline: a profile, a rating history and the leaderboard are the same
-/// for everyone, the rest (challenges and rematches included) is the caller's.
+/// for everyone, the rest (challenges, rematches and seeks included) is the caller's.
 fn account_caching(path: &str) -> &'static [&'static DocumentedHeader] {
     if path.starts_with("/v1/accounts/") || path == "/v1/leaderboard" {
         &[&CACHE_NO_CACHE]
     } else if path.starts_with("/v1/account")
         || path.starts_with("/v1/challenges")
+        || path.starts_with("/v1/seeks")
         || path.ends_with("/rematch")
     {
         &[&CACHE_PRIVATE, &VARY]

@@ -10,7 +10,8 @@
 //!   [`stream`] (the live log as Server-Sent Events), [`accounts`] (accounts, their tokens,
 //!   profiles), [`account_games`] (an account's games, events and event stream),
 //!   [`webhooks`] (an account's webhook and the log of its deliveries), [`challenges`]
-//!   (challenges and rematches), [`ratings`] (the leaderboard, rating histories), [`health`]
+//!   (challenges and rematches), [`seeks`] ("find me a game"), [`ratings`] (the leaderboard,
+//!   rating histories), [`health`]
 //!   (liveness, readiness, metrics);
 //! - [`limits`]: who the client is, its budgets of creations and joins and of expensive reads,
 //!   its open streams;
@@ -43,6 +44,7 @@ pub mod players;
 pub mod problem;
 pub mod ratings;
 pub mod schemas;
+pub mod seeks;
 pub mod stream;
 pub mod webapp;
 pub mod webhooks;
@@ -95,7 +97,7 @@ pub struct AppState {
         docs::AnalysisPending,
         account_games::GameStartedEvent, account_games::YourTurnEvent,
         account_games::GameEndedEvent, account_games::ChallengeReceivedEvent,
-        account_games::ChallengeAnsweredEvent,
+        account_games::ChallengeAnsweredEvent, account_games::SeekMatchedEvent,
     )),
     modifiers(&BearerAuth),
     tags(
@@ -103,6 +105,7 @@ pub struct AppState {
         (name = "accounts", description = "Accounts: one identity across games (v1.2)"),
         (name = "ratings", description = "Ratings of rated games, the leaderboard (v1.2)"),
         (name = "challenges", description = "Challenges and rematches (v1.2)"),
+        (name = "seeks", description = "Seeks: find me a game (v1.2)"),
         (name = "log", description = "The hash-chained log of a game, and replays"),
         (name = "operations", description = "Health, readiness and metrics"),
     )
@@ -170,6 +173,9 @@ fn routes(config: &mut ServiceConfig) {
         .service(challenges::cancel_challenge)
         .service(challenges::account_challenges)
         .service(challenges::rematch)
+        .service(seeks::create_seek)
+        .service(seeks::read_seek)
+        .service(seeks::cancel_seek)
         .service(account_games::account_games)
         .service(account_games::account_events)
         .service(account_games::account_stream)

@@ -252,6 +252,9 @@ impl From<ServiceError> for ApiError {
             ServiceError::AnalysisDisabled => ApiError::new("analysis_disabled", detail),
             ServiceError::ChallengeClosed(_) => ApiError::new("challenge_closed", detail),
             ServiceError::InvalidChallenge(_) => ApiError::new("invalid_challenge", detail),
+            ServiceError::AlreadySeeking => ApiError::new("already_seeking", detail),
+            ServiceError::SeekClosed => ApiError::new("seek_closed", detail),
+            ServiceError::InvalidSeek(_) => ApiError::new("invalid_seek", detail),
             ServiceError::UnknownAccount(_) => ApiError::new("unknown_account", detail),
             ServiceError::OutOfRange(_) => ApiError::new("out_of_range", detail),
             ServiceError::Internal(reason) => {

@@ -435,13 +435,16 @@ impl GameService {
                 .map_err(|_| ServiceError::Internal(format!("a challenge's bot {bot:?}")))?;
             seats.push((PlayerName::choose("Bot")?, Some(kind), None));
         }
-        self.start_game(record, seats)
+        let shape = (record.holes, record.rules, record.rated);
+        self.start_game(&record.author, shape, seats)
     }
 
-    /// Creates the game of `record` and seats `seats` (name, bot, account) in order.
-    fn start_game(
+    /// Creates a private game of `(holes, rules, rated)` hosted by account `host` and seats
+    /// `seats` (name, bot, account) in order.
+    pub(super) fn start_game(
         &self,
-        record: &ChallengeRecord,
+        host: &str,
+        (holes, rules, rated): (i32, Rules, bool),
         seats: Vec<(PlayerName, Option<BotKind>, Option<String>)>,
     ) -> Result<SeatedGame, ServiceError> {
         let secrets = Secrets {
@@ -449,15 +452,15 @@ impl GameService {
             decks: Vec::new(),
         };
         let at = self.now();
-        let (seat_count, holes) = engine::check_game_size(seats.len() as i64, record.holes.into())?;
+        let (seat_count, holes) = engine::check_game_size(seats.len() as i64, holes.into())?;
         let create = Command::Create {
             game_id: Uuid::new_v4(),
             seats: seat_count,
             holes,
-            rules: RulesInput::from(record.rules).resolve_with(seat_count, None)?,
+            rules: RulesInput::from(rules).resolve_with(seat_count, None)?,
             commitment: engine::shuffle::commitment(&secrets.server_seed),
             stacked: false,
-            rated: record.rated,
+            rated,
         };
         let mut state = State::default();
         let mut events = engine::execute(&mut state, &create, &secrets, at)?;
@@ -473,7 +476,7 @@ impl GameService {
             true,
             None,
         )?;
-        game.host_account = Some(record.author.clone());
+        game.host_account = Some(host.to_owned());
         let mut update = GameUpdate::after(&state, snapshots);
         update.new_seats = new_seats;
         (update.account_games, update.account_events) =

@@ -48,6 +48,15 @@ pub enum ServiceError {
     /// A challenge's list of accounts breaks its rules (1 to 3 distinct others, no bot).
     #[error("{0}")]
     InvalidChallenge(String),
+    /// The account already waits in a seek.
+    #[error("This account already waits in a seek: cancel it, or wait for its match.")]
+    AlreadySeeking,
+    /// A cancellation of a seek that no longer waits (matched or expired).
+    #[error("This seek no longer waits: it was matched or expired.")]
+    SeekClosed,
+    /// A seek's rating range or wait before bots out of its bounds.
+    #[error("{0}")]
+    InvalidSeek(&'static str),
     /// A username that names no account, in a request's body.
     #[error("There is no account named {0}.")]
     UnknownAccount(String),

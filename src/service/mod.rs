@@ -25,6 +25,7 @@
 //!   batch job);
 //! - [`ratings`]: rating histories, the leaderboard, and the application of rated games' ends;
 //! - [`reads`]: views, the lobby, pages of the log, replays, the export;
+//! - [`seeks`]: seeks ("find me a game") and their matching;
 //! - [`timeouts`]: seats handed to the bot (a leave, a turn timeout) and the sweeper that finds
 //!   turn timeouts and expired waiting games;
 //! - [`clock`]: the service's time;
@@ -63,6 +64,7 @@ pub mod paging;
 pub mod precedence;
 pub mod ratings;
 pub mod reads;
+pub mod seeks;
 pub mod timeouts;
 pub mod versions;
 pub mod webhook_client;
@@ -108,6 +110,7 @@ pub struct GameService {
     clock: Clock,
     default_turn_timeout_s: Option<u32>,
     challenge_expiry: std::time::Duration,
+    seek_expiry: std::time::Duration,
     cache: Arc<StateCache>,
     versions: Arc<Batches<VersionRead>>,
     commits: Arc<Batches<GroupCommit>>,
@@ -137,6 +140,7 @@ impl GameService {
             clock: Clock::system(),
             default_turn_timeout_s: None,
             challenge_expiry: std::time::Duration::from_secs(24 * 60 * 60),
+            seek_expiry: std::time::Duration::from_secs(600),
             cache: Arc::new(StateCache::new(DEFAULT_CACHED_GAMES)),
             versions: Arc::new(Batches::new(VersionRead(Arc::clone(&store)))),
             commits: Arc::new(Batches::new(GroupCommit(Arc::clone(&store)))),
@@ -183,6 +187,14 @@ impl GameService {
     pub fn with_challenge_expiry(self, expiry: std::time::Duration) -> Self {
         GameService {
             challenge_expiry: expiry,
+            ..self
+        }
+    }
+
+    /// This service, whose seeks wait for their match for `expiry`.
+    pub fn with_seek_expiry(self, expiry: std::time::Duration) -> Self {
+        GameService {
+            seek_expiry: expiry,
             ..self
         }
     }

@@ -34,6 +34,10 @@ pub struct Swept {
     pub ratings_applied: usize,
     /// Open challenges marked expired.
     pub challenges_expired: u64,
+    /// Seeks whose wait for bots ended, matched with them.
+    pub seeks_filled: u64,
+    /// Seeks past their expiry, marked expired.
+    pub seeks_expired: u64,
 }
 
 impl GameService {
@@ -91,8 +95,9 @@ impl GameService {
 
     /// One pass of the sweeper: the turn timeouts due now, then the waiting games created more
     /// than `waiting_expiry` ago, cancelled as their host would (404 from then on, out of the
-    /// lobby, their streams closed), then the rated games' ends still to apply and the
-    /// challenges past their expiry. A game that
+    /// lobby, their streams closed), then the rated games' ends still to apply, the
+    /// challenges past their expiry, the seeks whose wait for bots is over and the seeks past
+    /// their expiry. A game that
     /// fails is logged and left to the next pass.
     pub async fn sweep(&self, waiting_expiry: Duration) -> Result<Swept, ServiceError> {
         let now = self.now();
@@ -127,6 +132,8 @@ impl GameService {
         }
         swept.ratings_applied = self.apply_due_ratings().await?;
         swept.challenges_expired = self.expire_challenges().await?;
+        swept.seeks_filled = self.fill_due_seeks().await?;
+        swept.seeks_expired = self.expire_seeks().await?;
         Ok(swept)
     }
 }

@@ -48,6 +48,7 @@ pub mod notify;
 mod postgres;
 pub mod ratings;
 mod rows;
+pub mod seeks;
 mod sql;
 mod sqlite;
 pub mod webhooks;
@@ -70,6 +71,7 @@ pub use challenges::{ChallengeAnswer, ChallengeRecord, ChallengeStore, SeatedGam
 pub use error::StoreError;
 pub use notify::{Changes, Subscription};
 pub use ratings::{LeaderboardCursor, Ranked, RatingChange, RatingStore};
+pub use seeks::{SeekMatch, SeekRecord, SeekStore};
 pub use webhooks::WebhookStore;
 
 /// JSON text as the store keeps it (a projection, a snapshot's state): written and read as text,
@@ -463,6 +465,9 @@ pub trait EventStore: Send + Sync {
 
     /// The challenges, in the same database.
     fn challenges(&self) -> &dyn ChallengeStore;
+
+    /// Seeks.
+    fn seeks(&self) -> &dyn SeekStore;
 
     /// Succeeds when the database answers (readiness).
     async fn ping(&self) -> Result<(), StoreError>;

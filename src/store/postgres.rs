@@ -309,6 +309,10 @@ impl Backend for Postgres {
     };
 
     /// Appends and cancellations `NOTIFY golf_events` (see [`Changes::listening`]).
+    // The class "golf" (0x676f6c66) keeps these locks apart from any other advisory lock.
+    const SEEK_POOL_LOCK: Option<&'static str> =
+        Some("SELECT pg_advisory_xact_lock(1735355494, hashtext($1))");
+
     const NOTIFIES_ON_COMMIT: bool = true;
 
     /// Two: while one batch waits for its commit, the next one runs on the other core.

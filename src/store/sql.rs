@@ -15,6 +15,7 @@ mod accounts;
 mod batch;
 mod challenges;
 mod ratings;
+mod seeks;
 mod webhooks;
 
 use std::future::Future;
@@ -31,6 +32,7 @@ use super::challenges::ChallengeStore;
 use super::notify::Changes;
 use super::ratings::RatingStore;
 use super::rows::{self, AccountRow, EntryRow, GameRow, LobbyRow, ResponseRow, SnapshotRow};
+use super::seeks::SeekStore;
 use super::webhooks::WebhookStore;
 use super::{
     Append, AuditResult, CreateIdempotency, Entry, EventStore, GameIdempotency, GameRecord,
@@ -110,6 +112,10 @@ pub trait Backend: Database<Arguments: IntoArguments<Self>> {
 
     /// The statements on ratings in this backend's dialect.
     const RATING_STATEMENTS: RatingStatements;
+
+    /// The statement that locks a pool of seeks (`$1`, its text) until the transaction ends, if
+    /// a write transaction does not already exclude every other writer.
+    const SEEK_POOL_LOCK: Option<&'static str>;
 
     /// Whether the database itself announces appends to every instance on commit (PostgreSQL's
     /// `NOTIFY`); otherwise the store wakes its own hub after each commit.
@@ -274,6 +280,8 @@ where
     for<'a> Json<&'a Vec<String>>: Bind<DB>,
     for<'r> (String, Option<String>): FromRow<'r, DB::Row>,
     for<'r> challenges::ChallengeRow: FromRow<'r, DB::Row>,
+    Option<f64>: Bind<DB>,
+    for<'r> seeks::SeekRow: FromRow<'r, DB::Row>,
 {
     async fn create_game(
         &self,
@@ -612,6 +620,10 @@ where
     }
 
     fn challenges(&self) -> &dyn ChallengeStore {
+        self
+    }
+
+    fn seeks(&self) -> &dyn SeekStore {
         self
     }
 

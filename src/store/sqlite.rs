@@ -271,6 +271,8 @@ impl Backend for Sqlite {
     };
 
     /// One process owns the file: the store wakes its own hub after each commit.
+    const SEEK_POOL_LOCK: Option<&'static str> = None;
+
     const NOTIFIES_ON_COMMIT: bool = false;
 
     /// One: SQLite writes one transaction at a time, and a second batch would only wait for the

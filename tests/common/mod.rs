@@ -301,6 +301,7 @@ pub fn test_config(database: &TestDatabase) -> Config {
         // hold some): the tests of the expiry set it.
         waiting_expiry: Duration::from_secs(10 * 365 * 24 * 60 * 60),
         challenge_expiry: Duration::from_secs(24 * 60 * 60),
+        seek_expiry: Duration::from_secs(600),
         sweep_interval: Duration::from_secs(1),
         analysis_threads: 1,
         // Every test client comes from 127.0.0.1: one test holds a thousand streams, others

@@ -115,7 +115,7 @@ where
 
     /// After a commit: wakes this instance's streams of the accounts of `notices` and of the
     /// game created, unless the database announced them itself.
-    fn announce_all(&self, notices: &[NewAccountEvent], game: Option<&SeatedGame>) {
+    pub(super) fn announce_all(&self, notices: &[NewAccountEvent], game: Option<&SeatedGame>) {
         let game_notices = game.map(|game| game.update.account_events.as_slice());
         for notice in notices.iter().chain(game_notices.unwrap_or_default()) {
             self.announce(wake_key(&notice.account));
