@@ -16,7 +16,7 @@ use uuid::Uuid;
 use crate::engine::{self, BotKind, PlayerName, Rules, RulesInput, Timestamp};
 use crate::service::{GameService, ServiceError};
 use crate::store::accounts::NewAccountEvent;
-use crate::store::{SeatedGame, SeekMatch, SeekRecord, StoreError};
+use crate::store::{AccountRecord, SeatedGame, SeekMatch, SeekRecord, StoreError};
 
 /// Writes of one request tried before a lost race is reported (409 `write_conflict`).
 const MAX_ATTEMPTS: usize = 8;
@@ -91,29 +91,8 @@ impl GameService {
             {
                 return Err(ServiceError::AlreadySeeking);
             }
-            let now = self.now();
-            let pool = pool_of(seats.into(), holes.into(), &rules, request.rated);
-            let seek = SeekRecord {
-                id: Uuid::new_v4(),
-                account: account.username.clone(),
-                display_name: account.display_name.clone(),
-                rating: account.rating.value,
-                seats: seats.into(),
-                holes: holes.into(),
-                rules,
-                rated: request.rated,
-                pool,
-                range,
-                bots_after_s,
-                status: "waiting".to_owned(),
-                game_id: None,
-                seat: None,
-                created_at: now.to_string(),
-                expires_at: self.after(now, self.seek_expiry).to_string(),
-                bots_at: bots_after_s
-                    .map(|s| self.after(now, std::time::Duration::from_secs(s as u64)))
-                    .map(|at| at.to_string()),
-            };
+            let shape = (seats.into(), holes.into(), rules, request.rated);
+            let seek = self.new_seek(&account, shape, range, bots_after_s);
             let matcher = |new: &SeekRecord, waiting: &[SeekRecord]| self.match_seek(new, waiting);
             match self
                 .store
@@ -216,6 +195,37 @@ impl GameService {
             seats: seated.iter().map(|(seek, seat)| (seek.id, *seat)).collect(),
             game,
         }))
+    }
+
+    /// A new waiting seek of `account` for a game of `(seats, holes, rules, rated)`.
+    fn new_seek(
+        &self,
+        account: &AccountRecord,
+        (seats, holes, rules, rated): (i32, i32, Rules, bool),
+        range: Option<(f64, f64)>,
+        bots_after_s: Option<i32>,
+    ) -> SeekRecord {
+        let now = self.now();
+        let bots_after = |s: i32| std::time::Duration::from_secs(s.unsigned_abs().into());
+        SeekRecord {
+            id: Uuid::new_v4(),
+            account: account.username.clone(),
+            display_name: account.display_name.clone(),
+            rating: account.rating.value,
+            seats,
+            holes,
+            pool: pool_of(seats, holes, &rules, rated),
+            rules,
+            rated,
+            range,
+            bots_after_s,
+            status: "waiting".to_owned(),
+            game_id: None,
+            seat: None,
+            created_at: now.to_string(),
+            expires_at: self.after(now, self.seek_expiry).to_string(),
+            bots_at: bots_after_s.map(|s| self.after(now, bots_after(s)).to_string()),
+        }
     }
 
     /// Seek `id`, if it is `account`'s (else 404, as for a seek that does not exist).
