@@ -1,4 +1,5 @@
-// The lobby: the account's games (my-games.js) when this browser is signed in, create a game
+// The lobby: the account's games (my-games.js) and a quick game (seeks.js) when this browser is
+// signed in, create a game
 // (with bots seated by the host token, house rules from house-rules.js, the time each player has
 // to play, and rated when signed in), as the account when signed in, the open games, the other
 // games this browser holds a seat in, and the ways to a replay.
@@ -8,6 +9,7 @@ import { h, replace, say, sayError } from './dom.js';
 import { houseRulesFields } from './house-rules.js';
 import { formatDuration, t } from './i18n.js';
 import { myGamesPanel } from './my-games.js';
+import { quickGamePanel } from './seeks.js';
 import { shapeOf } from './scoring.js';
 
 // The times to play a create form offers, in seconds (docs/RULES.md, `turn_timeout_s`): a live
@@ -29,6 +31,7 @@ export async function showLobby(main, navigate, signal) {
   replace(main,
     h('h1', {}, t('lobby.title')),
     account && myGamesPanel(signal),
+    account && quickGamePanel(account, signal),
     h('section', { class: 'panel', 'aria-labelledby': 'create-title' },
       h('h2', { id: 'create-title' }, t('lobby.new_game')),
       account

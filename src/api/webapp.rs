@@ -74,6 +74,7 @@ const ASSETS: &[Asset] = &[
     asset!("turns.js", JAVASCRIPT),
     asset!("ratings.js", JAVASCRIPT),
     asset!("challenges.js", JAVASCRIPT),
+    asset!("seeks.js", JAVASCRIPT),
 ];
 
 include!(concat!(env!("OUT_DIR"), "/catalogs.rs"));

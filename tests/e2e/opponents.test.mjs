@@ -2,8 +2,9 @@
 // after rated games of the built-in bots; a rated game against a bot created from the lobby,
 // played to its finished table, then a rematch from that table, which starts at once (only a bot
 // to ask) and takes the player to the new table; and a challenge between two browser contexts,
-// received and accepted live, which takes both players to the game it starts. axe on every new
-// page.
+// received and accepted live, which takes both players to the game it starts; a quick game the
+// bots join after the wait, played and rematched; two players' quick games matched together, after
+// one stopped and restarted its search. axe on every new page.
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -211,6 +212,80 @@ test('a challenge from one browser to another is received live, accepted, and op
   assert.deepEqual((await api('GET', '/v1/account/challenges', { token: bobAccount.token })).challenges, []);
 
   for (const person of [ada, bob]) {
+    await person.context.close();
+    assert.deepEqual(person.errors, []);
+  }
+});
+
+test('a quick game against the bots after the wait, played to its end, then a rematch', async () => {
+  const name = unique('quinn');
+  const account = await api('POST', '/v1/accounts', { body: { username: name, display_name: 'Quinn' } });
+  const { page, context, errors } = await device();
+  await signInWithToken(page, account.token);
+  await page.getByRole('link', { name: 'Lobby' }).click();
+  const quick = page.getByTestId('quick-game');
+  // One rated hole: the other quick game here seeks twelve unrated ones, so only the bots come.
+  await quick.locator('input[name="seek-holes"]').fill('1');
+  await quick.locator('select[name="seek-bots"]').selectOption('5');
+  await quick.getByLabel('Rated').check();
+  await quick.getByRole('button', { name: 'Quick game' }).click();
+  const waiting = page.getByTestId('seek-waiting');
+  await waiting.waitFor();
+  assert.match(await waiting.textContent(), /^Looking for players… \d+ seconds? so far\.$/);
+  assert.match(await quick.textContent(), /Bots take the free seats in \d+ seconds?\./);
+  await axe(page, 'quick-game-waiting');
+
+  await page.waitForURL(/#\/game\//, { timeout: 20000 });
+  const game = gameOf(page);
+  await page.getByTestId('my-grid').waitFor();
+  const view = await api('GET', `/v1/games/${game}/view`, { token: account.token });
+  assert.deepEqual(view.players.map((player) => [player.name, player.bot]), [['Quinn', null], ['Bot', 'greedy']]);
+  assert.equal((await api('GET', `/v1/games/${game}/events`)).events[0].data.rated, true, 'the game is rated');
+  const events = (await api('GET', '/v1/account/events', { token: account.token })).events;
+  assert.ok(events.some((event) => event.type === 'seek_matched' && event.game_id === game), 'seek_matched');
+
+  await playToTheEnd(page);
+  await page.getByRole('button', { name: 'Rematch' }).click();
+  await page.waitForURL((url) => url.hash.startsWith('#/game/') && !url.hash.endsWith(game));
+  await page.getByTestId('my-grid').waitFor();
+  await context.close();
+  assert.deepEqual(errors, []);
+});
+
+test('two players seeking the same game at once are seated together; a search can be stopped', async () => {
+  const people = [];
+  for (const display of ['Nia', 'Oto']) {
+    const account = await api('POST', '/v1/accounts', { body: { username: unique(display.toLowerCase()), display_name: display } });
+    const person = { account, ...(await device()) };
+    await signInWithToken(person.page, account.token);
+    await person.page.getByRole('link', { name: 'Lobby' }).click();
+    people.push(person);
+  }
+  const [nia, oto] = people;
+  const seek = async ({ page }) => {
+    const quick = page.getByTestId('quick-game');
+    await quick.locator('input[name="seek-holes"]').fill('12');
+    await quick.locator('select[name="seek-bots"]').selectOption('0');
+    await quick.getByRole('button', { name: 'Quick game' }).click();
+  };
+  // Nia looks, thinks better of it, and looks again: the stopped search matches no one.
+  await seek(nia);
+  await nia.page.getByTestId('seek-waiting').waitFor();
+  await nia.page.getByRole('button', { name: 'Stop looking' }).click();
+  await nia.page.getByText('You stopped looking for a game.').waitFor();
+  await seek(nia);
+  await nia.page.getByTestId('seek-waiting').waitFor();
+  await seek(oto);
+  for (const { page } of people) {
+    await page.waitForURL(/#\/game\//);
+    await page.getByTestId('my-grid').waitFor();
+  }
+  const game = gameOf(nia.page);
+  assert.equal(gameOf(oto.page), game, 'both are at the same table');
+  const view = await api('GET', `/v1/games/${game}/view`, { token: nia.account.token });
+  assert.deepEqual(view.players.map((player) => player.name), ['Nia', 'Oto']);
+  assert.equal(view.holes, 12);
+  for (const person of people) {
     await person.context.close();
     assert.deepEqual(person.errors, []);
   }
