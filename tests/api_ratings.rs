@@ -1,13 +1,15 @@
 //! Ratings through real HTTP on both backends: rated games and their refusals, the update of
 //! every seat's rating by the end of a rated game (compared with the `skillratings` crate called
 //! here directly), bots rated as their accounts, histories, the leaderboard and its pages, and the
-//! update applied exactly once after a failure, and by two instances at once (PostgreSQL).
+//! update applied exactly once after a failure, after a SIGKILL between a game's end and its
+//! update, and by two instances at once (PostgreSQL).
 
 mod common;
 
 use std::time::Duration;
 
-use common::{Backend, TestApp, open_store, spawn_app, spawn_app_on};
+use common::process::ServerProcess;
+use common::{Backend, TestApp, TestDatabase, open_store, spawn_app, spawn_app_on};
 use golf_server::ratings::Rating;
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -326,6 +328,43 @@ async fn an_update_that_failed_after_the_end_is_applied_once_by_the_sweep() {
     let after = rating_after_games(&app, "ada", 1).await;
     assert_close(&after["value"], expected_by_the_crate(&totals)[0].0, "ada");
     // More sweeps find nothing left to apply.
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let (_, history) = send_json(&app, Method::GET, "/v1/accounts/ada/ratings", None, None).await;
+    assert_eq!(history["history"].as_array().unwrap().len(), 1);
+    assert_eq!(rating(&app, "ada").await["games"], 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_killed_between_a_rated_end_and_its_update_applies_it_once_after_restart() {
+    // The real binary ends a rated game while another session holds the ratings' lock, so its
+    // update waits; SIGKILL then stops it between the end (committed) and the update. Started
+    // again on the same database, it applies the update once.
+    let database = TestDatabase::new(Backend::Postgres).await;
+    let mut server = ServerProcess::start(&database.url, &[]);
+    let app = server.app(&database);
+    let (ada, bob) = (account(&app, "ada").await, account(&app, "bob").await);
+    let id = rated_game(&app, &ada, &[&ada, &bob]).await;
+    let mut holder = sqlx::PgConnection::connect(&database.url).await.unwrap();
+    sqlx::query("SELECT pg_advisory_lock(7061729)")
+        .execute(&mut holder)
+        .await
+        .unwrap();
+    let totals = leave_all(&app, &id, &[&ada, &bob]).await;
+    assert_eq!(
+        rating(&app, "ada").await["games"],
+        0,
+        "not applied while locked"
+    );
+    server.kill();
+    sqlx::query("SELECT pg_advisory_unlock(7061729)")
+        .execute(&mut holder)
+        .await
+        .unwrap();
+    let restarted = ServerProcess::start(&database.url, &[]);
+    let app = restarted.app(&database);
+    let after = rating_after_games(&app, "ada", 1).await;
+    assert_close(&after["value"], expected_by_the_crate(&totals)[0].0, "ada");
+    // More sweeps (one a second) find nothing left to apply.
     tokio::time::sleep(Duration::from_millis(2500)).await;
     let (_, history) = send_json(&app, Method::GET, "/v1/accounts/ada/ratings", None, None).await;
     assert_eq!(history["history"].as_array().unwrap().len(), 1);
