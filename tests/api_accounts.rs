@@ -149,6 +149,53 @@ async fn a_rotated_token_is_refused_at_once_on_another_instance(backend: Backend
     assert_eq!((status, &own["username"]), (200, &json!("ada")));
 }
 
+async fn a_rotation_ends_the_streams_of_the_old_token(backend: Backend) {
+    // A stream opened with the old token ends when the token is rotated, well before its next
+    // keep-alive, on another instance on PostgreSQL (SQLite serves one instance); one opened with
+    // the new token stays open.
+    let first = spawn_app(backend).await;
+    let second = match backend {
+        Backend::Postgres => Some(spawn_app_on(first.database.shared()).await),
+        Backend::Sqlite => None,
+    };
+    let streaming = second.as_ref().unwrap_or(&first);
+    let old = account(&first, "ada").await;
+    let mut stream = streaming
+        .client
+        .get(streaming.url("/v1/account/stream"))
+        .bearer_auth(&old)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), 200);
+    let response = first
+        .send(Method::POST, "/v1/account/token", None, Some(&old))
+        .await;
+    assert_eq!(response.status(), 200);
+    let new = response.json::<Value>().await.unwrap()["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let ended = tokio::time::timeout(Duration::from_secs(5), async {
+        while stream.chunk().await.unwrap().is_some() {}
+    })
+    .await;
+    assert!(ended.is_ok(), "the old token's stream is still open");
+    let mut kept = streaming
+        .client
+        .get(streaming.url("/v1/account/stream"))
+        .bearer_auth(&new)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(kept.status(), 200);
+    let quiet = tokio::time::timeout(Duration::from_secs(2), kept.chunk()).await;
+    assert!(
+        quiet.is_err(),
+        "the new token's stream stays open: {quiet:?}"
+    );
+}
+
 /// Takes a seat of game `id` with `token` and `body`; answers the status and body.
 async fn join_with(app: &TestApp, id: &str, token: &str, body: Value) -> (u16, Value) {
     let path = format!("/v1/games/{id}/players");
@@ -511,4 +558,5 @@ on_both_backends!(
     every_refusal_of_a_new_account_has_its_code,
     a_retried_creation_with_its_key_answers_the_same_account,
     a_rotated_token_is_refused_at_once_on_another_instance,
+    a_rotation_ends_the_streams_of_the_old_token,
 );

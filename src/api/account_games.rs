@@ -326,6 +326,7 @@ fn events(
         let bytes = match item {
             AccountItem::Events(events) => Bytes::from(messages(&events)),
             AccountItem::KeepAlive => Bytes::from_static(KEEP_ALIVE_COMMENT),
+            AccountItem::Revoked => return None,
         };
         Some((Ok(bytes), (stream, stopping)))
     })

@@ -5,6 +5,10 @@
 //! sleeps on the store's wake-up hub under the account's key ([`crate::store::accounts::wake_key`])
 //! and reads only when woken, or at each keep-alive, the safety net for a lost wake-up. Every read
 //! starts after the last event handed out, so none is skipped or repeated.
+//!
+//! A rotation of the account's token wakes its streams ([`crate::store::AccountStore::rotate_account_token`]):
+//! each one checks at every wake-up and keep-alive that the token it was opened with is still the
+//! account's, and ends when it is not, so a revoked token reads nothing more.
 
 use serde_json::Value;
 use tokio::time::Instant;
@@ -25,12 +29,16 @@ pub enum AccountItem {
     Events(Vec<(i64, Value)>),
     /// Nothing new for [`KEEP_ALIVE`].
     KeepAlive,
+    /// The token the stream was opened with is no longer the account's: the stream ends.
+    Revoked,
 }
 
 /// One account's live stream of events.
 pub struct AccountStream {
     service: GameService,
     username: String,
+    /// The hash of the token it was opened with.
+    token_hash: [u8; 32],
     /// The id of the last event handed out.
     last: i64,
     /// Read before waiting (just opened, woken, or more pages to read).
@@ -53,6 +61,7 @@ impl GameService {
         Ok(AccountStream {
             service: self.clone(),
             username: account.username,
+            token_hash: account.token_hash,
             last,
             dirty: true,
             subscription,
@@ -66,6 +75,9 @@ impl AccountStream {
     pub async fn next(&mut self) -> AccountItem {
         loop {
             if self.dirty {
+                if self.revoked().await {
+                    return AccountItem::Revoked;
+                }
                 match self.read().await {
                     Ok(events) if !events.is_empty() => return AccountItem::Events(events),
                     Ok(_) => self.dirty = false,
@@ -84,6 +96,16 @@ impl AccountStream {
                     return AccountItem::KeepAlive;
                 }
             }
+        }
+    }
+
+    /// Whether the token the stream was opened with is no longer the account's. A database away
+    /// for a while revokes nothing: the next wake-up asks again.
+    async fn revoked(&self) -> bool {
+        let accounts = self.service.store.accounts();
+        match accounts.account_by_token(&self.token_hash).await {
+            Ok(found) => found.is_none_or(|account| account.username != self.username),
+            Err(_) => false,
         }
     }
 

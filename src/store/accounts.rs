@@ -158,6 +158,7 @@ pub trait AccountStore: Send + Sync {
     async fn purge_account_events(&self, limit: i64) -> Result<u64, StoreError>;
 
     /// Replaces the token hash of `username` with `new`, if it is still `old`: whether it did.
+    /// Wakes the account's streams on every instance, which end once they see it.
     async fn rotate_account_token(
         &self,
         username: &str,

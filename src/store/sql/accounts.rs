@@ -8,7 +8,7 @@ use uuid::Uuid;
 use super::{Backend, Bind, SqlStore};
 use crate::store::accounts::{
     AccountEventRecord, AccountRecord, AccountStore, GamesCursor, GamesFilter, ListedGame,
-    NewAccount,
+    NewAccount, wake_key,
 };
 use crate::store::rows::{AccountEventRow, AccountRow, ListedGameRow};
 use crate::store::{CreateIdempotency, StoreError};
@@ -189,6 +189,19 @@ where
         .bind(new.to_vec())
         .execute(&self.pool)
         .await?;
-        Ok(DB::rows_affected(&rotated) == 1)
+        if DB::rows_affected(&rotated) != 1 {
+            return Ok(false);
+        }
+        // The account's open streams check their token again and end.
+        let wake = wake_key(username);
+        if DB::NOTIFIES_ON_COMMIT {
+            sqlx::query("SELECT pg_notify('golf_events', $1)")
+                .bind(wake.to_string())
+                .execute(&self.pool)
+                .await?;
+        } else {
+            self.changes.wake(wake);
+        }
+        Ok(true)
     }
 }
