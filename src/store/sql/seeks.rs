@@ -186,18 +186,22 @@ where
         .execute(&mut *tx)
         .await?;
         Self::lock_pool(&mut tx, &seek.pool).await?;
+        // The order of seeks_waiting_by_pool, read as it is; the few seeks past their expiry that
+        // no sweep has marked yet are left out here.
         let statement = format!(
-            "SELECT {SEEK_COLUMNS} FROM seeks \
-             WHERE pool = $1 AND status = 'waiting' AND expires_at > $2 \
-             ORDER BY created_at, id LIMIT $3"
+            "SELECT {SEEK_COLUMNS} FROM seeks WHERE pool = $1 AND status = 'waiting' \
+             ORDER BY created_at, id LIMIT $2"
         );
         let waiting: Vec<SeekRow> = sqlx::query_as(sqlx::AssertSqlSafe(statement))
             .bind(seek.pool.as_str())
-            .bind(seek.created_at.as_str())
             .bind(candidates)
             .fetch_all(&mut *tx)
             .await?;
-        let waiting: Vec<SeekRecord> = waiting.into_iter().map(SeekRecord::from).collect();
+        let waiting: Vec<SeekRecord> = waiting
+            .into_iter()
+            .map(SeekRecord::from)
+            .filter(|waiting| waiting.expires_at > seek.created_at)
+            .collect();
         let mut placed = seek;
         let Some(found) = matcher(&placed, &waiting)? else {
             Self::insert_seek(&mut tx, &placed).await?;
@@ -259,18 +263,20 @@ where
         now: Timestamp,
         limit: i64,
     ) -> Result<Vec<SeekRecord>, StoreError> {
+        // The order of seeks_waiting_bots, read as it is; expired seeks are left out here.
+        let now = now.to_string();
         let statement = format!(
             "SELECT {SEEK_COLUMNS} FROM seeks \
              WHERE status = 'waiting' AND bots_at IS NOT NULL AND bots_at <= $1 \
-                 AND expires_at > $1 \
              ORDER BY bots_at LIMIT $2"
         );
         let rows: Vec<SeekRow> = sqlx::query_as(sqlx::AssertSqlSafe(statement))
-            .bind(now.to_string())
+            .bind(now.as_str())
             .bind(limit)
             .fetch_all(&self.pool)
             .await?;
-        Ok(rows.into_iter().map(SeekRecord::from).collect())
+        let due = rows.into_iter().map(SeekRecord::from);
+        Ok(due.filter(|seek| seek.expires_at > now).collect())
     }
 
     async fn fill_seek(
