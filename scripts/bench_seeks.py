@@ -44,6 +44,8 @@ def follow(url, token, events, ready):
     connection.request("GET", "/v1/account/stream?after=0",
                        headers={"authorization": f"Bearer {token}", "accept": "text/event-stream"})
     response = connection.getresponse()
+    if response.status != 200:
+        raise SystemExit(f"the account stream answered {response.status}: {response.read()!r}")
     ready.set()
     for raw in response:
         line = raw.decode().rstrip("\n")
@@ -73,7 +75,8 @@ def main():
         events, ready = queue.Queue(), threading.Event()
         stream = threading.Thread(target=follow, args=(args.url, first, events, ready), daemon=True)
         stream.start()
-        ready.wait(10)
+        if not ready.wait(10):
+            raise RuntimeError(f"the first account's stream of pair {pair} did not open")
         seek = {"seats": 2, "holes": 1}
         waiting = api.send("POST", "/v1/seeks", seek, first)
         if waiting["status"] != "waiting":
