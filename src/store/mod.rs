@@ -17,15 +17,19 @@
 //!   leaderboard), reached by [`EventStore::ratings`].
 //! - [`challenges`]: the [`ChallengeStore`] trait (challenges, their answers, and the game the
 //!   last acceptance creates), reached by [`EventStore::challenges`].
+//! - [`seeks`]: the [`SeekStore`] trait (seeks, and the game that matches them, written under a
+//!   lock on their pool), reached by [`EventStore::seeks`].
 //! - [`chain`]: salts, canonical JSON and the hash chain ([`chain::verify_chain`]).
 //! - [`error`]: [`StoreError`] and the mapping of database errors.
 //! - [`notify`]: the per-instance hub that wakes streams of the live log when a game changes.
 //! - `rows.rs`: the rows both backends read, and their conversion to the types above.
 //! - `sql.rs`: the one `EventStore` implementation, `SqlStore`, generic over a `Backend`: every
 //!   call's logic, and the statements that read the same in both dialects; `sql/accounts.rs`:
-//!   the accounts' statements; `sql/ratings.rs`: the ratings'; `sql/challenges.rs`: the challenges'; `sql/batch.rs`: the
-//!   rows an append writes (the game rows, and the entries, seats, stored responses and
-//!   snapshots beside them), built once as one document of named parts that both backends read.
+//!   the accounts' statements; `sql/ratings.rs`, `sql/challenges.rs`, `sql/seeks.rs` and
+//!   `sql/webhooks.rs`: theirs; `sql/creations.rs`: the game row a creation starts with, and the
+//!   record that answers a creation's retries; `sql/batch.rs`: the rows an append writes (the
+//!   game rows, and the entries, seats, stored responses and snapshots beside them), built once
+//!   as one document of named parts that both backends read.
 //! - `postgres.rs`, `sqlite.rs`: the two backends, with the same behavior (one test suite runs on
 //!   both): how each connects and starts a write, and its statements where the dialects differ,
 //!   each written whole.
