@@ -13,37 +13,12 @@ use golf_server::service::Clock;
 use reqwest::Method;
 use serde_json::{Value, json};
 
-/// Creates account `username` and answers its token.
-async fn account(app: &TestApp, username: &str) -> String {
-    let body = json!({"username": username});
-    let (status, created) = send(app, Method::POST, "/v1/accounts", Some(&body), None).await;
-    assert_eq!(status, 201, "{created}");
-    created["token"].as_str().unwrap().to_owned()
-}
-
-async fn send(
-    app: &TestApp,
-    method: Method,
-    path: &str,
-    body: Option<&Value>,
-    token: Option<&str>,
-) -> (u16, Value) {
-    let response = app.send(method, path, body, token).await;
-    let status = response.status().as_u16();
-    (status, response.json().await.unwrap_or(Value::Null))
-}
-
 /// `author` challenges `to` to a one-hole game; answers the challenge.
 async fn challenge(app: &TestApp, author: &str, to: &[&str]) -> Value {
     let body = json!({"to": to, "holes": 1});
-    let (status, challenge) = send(
-        app,
-        Method::POST,
-        "/v1/challenges",
-        Some(&body),
-        Some(author),
-    )
-    .await;
+    let (status, challenge) = app
+        .send_json(Method::POST, "/v1/challenges", Some(&body), Some(author))
+        .await;
     assert_eq!(status, 201, "{challenge}");
     assert_valid(&spec(), "Challenge", &challenge);
     challenge
@@ -51,12 +26,14 @@ async fn challenge(app: &TestApp, author: &str, to: &[&str]) -> Value {
 
 async fn answer(app: &TestApp, id: &str, token: &str, verb: &str) -> (u16, Value) {
     let path = format!("/v1/challenges/{id}/{verb}");
-    send(app, Method::POST, &path, None, Some(token)).await
+    app.send_json(Method::POST, &path, None, Some(token)).await
 }
 
 /// The types of `token`'s account events, with their data.
 async fn events(app: &TestApp, token: &str) -> Vec<Value> {
-    let (status, page) = send(app, Method::GET, "/v1/account/events", None, Some(token)).await;
+    let (status, page) = app
+        .send_json(Method::GET, "/v1/account/events", None, Some(token))
+        .await;
     assert_eq!(status, 200);
     assert_valid(&spec(), "AccountEventsPage", &page);
     page["events"].as_array().unwrap().clone()
@@ -73,8 +50,8 @@ async fn accepted_by_all_creates_the_game_with_every_seat(backend: Backend) {
     // Ada challenges Bob and Cleo: each hears of it; the last acceptance creates the game, with
     // Ada at seat 0 and the others in the order of `to`, and each account hears it started.
     let app = spawn_app(backend).await;
-    let ada = account(&app, "ada").await;
-    let (bob, cleo) = (account(&app, "bob").await, account(&app, "cleo").await);
+    let ada = app.sign_up("ada").await;
+    let (bob, cleo) = (app.sign_up("bob").await, app.sign_up("cleo").await);
     let created = challenge(&app, &ada, &["Bob", "cleo"]).await;
     let id = created["id"].as_str().unwrap();
     assert_eq!(created["status"], "open");
@@ -89,14 +66,9 @@ async fn accepted_by_all_creates_the_game_with_every_seat(backend: Backend) {
         (&received[0]["challenge_id"], &received[0]["game_id"]),
         (&json!(id), &Value::Null)
     );
-    let (_, listed) = send(
-        &app,
-        Method::GET,
-        "/v1/account/challenges",
-        None,
-        Some(&cleo),
-    )
-    .await;
+    let (_, listed) = app
+        .send_json(Method::GET, "/v1/account/challenges", None, Some(&cleo))
+        .await;
     assert_eq!(listed["challenges"][0]["id"], json!(id));
     let (status, after_bob) = answer(&app, id, &bob, "accept").await;
     assert_eq!((status, &after_bob["status"]), (200, &json!("open")));
@@ -130,14 +102,9 @@ async fn accepted_by_all_creates_the_game_with_every_seat(backend: Backend) {
     }
     let answered = events(&app, &ada).await;
     assert_eq!(of_type(&answered, "challenge_answered").len(), 2);
-    let (_, listed) = send(
-        &app,
-        Method::GET,
-        "/v1/account/challenges",
-        None,
-        Some(&ada),
-    )
-    .await;
+    let (_, listed) = app
+        .send_json(Method::GET, "/v1/account/challenges", None, Some(&ada))
+        .await;
     assert_eq!(listed["challenges"], json!([]), "no longer open");
 }
 
@@ -145,8 +112,8 @@ async fn a_decline_closes_it_and_later_answers_are_refused(backend: Backend) {
     // Bob declines: the challenge is declined, Cleo's acceptance is 409 challenge_closed, and
     // Bob cannot change his answer.
     let app = spawn_app(backend).await;
-    let ada = account(&app, "ada").await;
-    let (bob, cleo) = (account(&app, "bob").await, account(&app, "cleo").await);
+    let ada = app.sign_up("ada").await;
+    let (bob, cleo) = (app.sign_up("bob").await, app.sign_up("cleo").await);
     let created = challenge(&app, &ada, &["bob", "cleo"]).await;
     let id = created["id"].as_str().unwrap();
     let (status, declined) = answer(&app, id, &bob, "decline").await;
@@ -173,26 +140,26 @@ async fn a_decline_closes_it_and_later_answers_are_refused(backend: Backend) {
 async fn its_author_cancels_it_and_strangers_never_see_it(backend: Backend) {
     // Only the author cancels (204); answers then get 409; an account outside it gets 404.
     let app = spawn_app(backend).await;
-    let ada = account(&app, "ada").await;
-    let (bob, eve) = (account(&app, "bob").await, account(&app, "eve").await);
+    let ada = app.sign_up("ada").await;
+    let (bob, eve) = (app.sign_up("bob").await, app.sign_up("eve").await);
     let created = challenge(&app, &ada, &["bob"]).await;
     let path = format!("/v1/challenges/{}", created["id"].as_str().unwrap());
-    let (status, _) = send(&app, Method::GET, &path, None, Some(&eve)).await;
+    let (status, _) = app.send_json(Method::GET, &path, None, Some(&eve)).await;
     assert_eq!(status, 404);
-    let (status, _) = send(&app, Method::GET, &path, None, None).await;
+    let (status, _) = app.send_json(Method::GET, &path, None, None).await;
     assert_eq!(status, 401);
-    let (status, _) = send(&app, Method::DELETE, &path, None, Some(&bob)).await;
+    let (status, _) = app.send_json(Method::DELETE, &path, None, Some(&bob)).await;
     assert_eq!(status, 401);
-    let (status, _) = send(&app, Method::DELETE, &path, None, Some(&ada)).await;
+    let (status, _) = app.send_json(Method::DELETE, &path, None, Some(&ada)).await;
     assert_eq!(status, 204);
-    let (status, read) = send(&app, Method::GET, &path, None, Some(&bob)).await;
+    let (status, read) = app.send_json(Method::GET, &path, None, Some(&bob)).await;
     assert_eq!((status, &read["status"]), (200, &json!("cancelled")));
     let (status, problem) = answer(&app, created["id"].as_str().unwrap(), &bob, "accept").await;
     assert_eq!(
         (status, &problem["code"]),
         (409, &json!("challenge_closed"))
     );
-    let (status, problem) = send(&app, Method::DELETE, &path, None, Some(&ada)).await;
+    let (status, problem) = app.send_json(Method::DELETE, &path, None, Some(&ada)).await;
     assert_eq!(
         (status, &problem["code"]),
         (409, &json!("challenge_closed"))
@@ -202,8 +169,8 @@ async fn its_author_cancels_it_and_strangers_never_see_it(backend: Backend) {
 async fn a_challenge_names_other_existing_accounts(backend: Backend) {
     // Empty, too long, self, twice, a bot: 422 invalid_challenge; unknown: 422 unknown_account.
     let app = spawn_app(backend).await;
-    let ada = account(&app, "ada").await;
-    account(&app, "bob").await;
+    let ada = app.sign_up("ada").await;
+    app.sign_up("bob").await;
     let cases = [
         (json!([]), "invalid_challenge"),
         (json!(["bob", "bob"]), "invalid_challenge"),
@@ -214,18 +181,15 @@ async fn a_challenge_names_other_existing_accounts(backend: Backend) {
     ];
     for (to, code) in cases {
         let body = json!({"to": to});
-        let (status, problem) = send(
-            &app,
-            Method::POST,
-            "/v1/challenges",
-            Some(&body),
-            Some(&ada),
-        )
-        .await;
+        let (status, problem) = app
+            .send_json(Method::POST, "/v1/challenges", Some(&body), Some(&ada))
+            .await;
         assert_eq!((status, &problem["code"]), (422, &json!(code)), "{to}");
     }
     let body = json!({"to": ["bob"]});
-    let (status, _) = send(&app, Method::POST, "/v1/challenges", Some(&body), None).await;
+    let (status, _) = app
+        .send_json(Method::POST, "/v1/challenges", Some(&body), None)
+        .await;
     assert_eq!(status, 401);
 }
 
@@ -236,26 +200,21 @@ async fn a_challenge_expires(backend: Backend) {
         config.challenge_expiry = Duration::from_secs(60);
     })
     .await;
-    let ada = account(&app, "ada").await;
-    let bob = account(&app, "bob").await;
+    let ada = app.sign_up("ada").await;
+    let bob = app.sign_up("bob").await;
     let created = challenge(&app, &ada, &["bob"]).await;
     clock.advance(Duration::from_secs(61));
     let path = format!("/v1/challenges/{}", created["id"].as_str().unwrap());
-    let (_, read) = send(&app, Method::GET, &path, None, Some(&bob)).await;
+    let (_, read) = app.send_json(Method::GET, &path, None, Some(&bob)).await;
     assert_eq!(read["status"], "expired");
     let (status, problem) = answer(&app, created["id"].as_str().unwrap(), &bob, "accept").await;
     assert_eq!(
         (status, &problem["code"]),
         (409, &json!("challenge_closed"))
     );
-    let (_, listed) = send(
-        &app,
-        Method::GET,
-        "/v1/account/challenges",
-        None,
-        Some(&bob),
-    )
-    .await;
+    let (_, listed) = app
+        .send_json(Method::GET, "/v1/account/challenges", None, Some(&bob))
+        .await;
     assert_eq!(listed["challenges"], json!([]));
 }
 
@@ -263,26 +222,33 @@ async fn a_rematch_with_a_bot_starts_at_once(backend: Backend) {
     // Ada played the greedy bot: her rematch before the end is 409 not_finished; after it, the
     // new game starts at once with Ada at seat 0 and the greedy bot again.
     let app = spawn_app(backend).await;
-    let ada = account(&app, "ada").await;
+    let ada = app.sign_up("ada").await;
     let body = json!({"seats": 2, "holes": 1});
-    let (_, created) = send(&app, Method::POST, "/v1/games", Some(&body), Some(&ada)).await;
+    let (_, created) = app
+        .send_json(Method::POST, "/v1/games", Some(&body), Some(&ada))
+        .await;
     let id = created["id"].as_str().unwrap();
     let players = format!("/v1/games/{id}/players");
-    send(&app, Method::POST, &players, Some(&json!({})), Some(&ada)).await;
+    app.send_json(Method::POST, &players, Some(&json!({})), Some(&ada))
+        .await;
     let bot = json!({"name": "Greedy", "bot": "greedy"});
-    send(&app, Method::POST, &players, Some(&bot), Some(&ada)).await;
+    app.send_json(Method::POST, &players, Some(&bot), Some(&ada))
+        .await;
     let rematch = format!("/v1/games/{id}/rematch");
-    let (status, problem) = send(&app, Method::POST, &rematch, None, Some(&ada)).await;
+    let (status, problem) = app
+        .send_json(Method::POST, &rematch, None, Some(&ada))
+        .await;
     assert_eq!((status, &problem["code"]), (409, &json!("not_finished")));
-    send(
-        &app,
+    app.send_json(
         Method::POST,
         &format!("/v1/games/{id}/leave"),
         None,
         Some(&ada),
     )
     .await;
-    let (status, offered) = send(&app, Method::POST, &rematch, None, Some(&ada)).await;
+    let (status, offered) = app
+        .send_json(Method::POST, &rematch, None, Some(&ada))
+        .await;
     assert_eq!(
         (status, &offered["status"]),
         (201, &json!("accepted")),
@@ -305,17 +271,19 @@ async fn a_rematch_between_accounts_is_a_challenge(backend: Backend) {
     // Bob offers a rematch of his game with Ada: she is challenged with the same settings, and
     // her acceptance seats Bob at seat 0.
     let app = spawn_app(backend).await;
-    let (ada, bob) = (account(&app, "ada").await, account(&app, "bob").await);
+    let (ada, bob) = (app.sign_up("ada").await, app.sign_up("bob").await);
     let body = json!({"seats": 2, "holes": 1, "rated": true});
-    let (_, created) = send(&app, Method::POST, "/v1/games", Some(&body), Some(&ada)).await;
+    let (_, created) = app
+        .send_json(Method::POST, "/v1/games", Some(&body), Some(&ada))
+        .await;
     let id = created["id"].as_str().unwrap();
     for token in [&ada, &bob] {
         let path = format!("/v1/games/{id}/players");
-        send(&app, Method::POST, &path, Some(&json!({})), Some(token)).await;
+        app.send_json(Method::POST, &path, Some(&json!({})), Some(token))
+            .await;
     }
     for token in [&ada, &bob] {
-        send(
-            &app,
+        app.send_json(
             Method::POST,
             &format!("/v1/games/{id}/leave"),
             None,
@@ -323,14 +291,14 @@ async fn a_rematch_between_accounts_is_a_challenge(backend: Backend) {
         )
         .await;
     }
-    let (status, offered) = send(
-        &app,
-        Method::POST,
-        &format!("/v1/games/{id}/rematch"),
-        None,
-        Some(&bob),
-    )
-    .await;
+    let (status, offered) = app
+        .send_json(
+            Method::POST,
+            &format!("/v1/games/{id}/rematch"),
+            None,
+            Some(&bob),
+        )
+        .await;
     assert_eq!(status, 201, "{offered}");
     assert_eq!(
         (&offered["from"], &offered["rated"], &offered["holes"]),

@@ -13,29 +13,11 @@ use golf_server::service::Clock;
 use reqwest::Method;
 use serde_json::{Value, json};
 
-/// Creates account `username` and answers its token.
-async fn account(app: &TestApp, username: &str) -> String {
-    let body = json!({"username": username});
-    let (status, created) = send(app, Method::POST, "/v1/accounts", Some(&body), None).await;
-    assert_eq!(status, 201, "{created}");
-    created["token"].as_str().unwrap().to_owned()
-}
-
-async fn send(
-    app: &TestApp,
-    method: Method,
-    path: &str,
-    body: Option<&Value>,
-    token: Option<&str>,
-) -> (u16, Value) {
-    let response = app.send(method, path, body, token).await;
-    let status = response.status().as_u16();
-    (status, response.json().await.unwrap_or(Value::Null))
-}
-
 /// `token`'s account seeks `body`; answers the seek, checked against the spec.
 async fn seek(app: &TestApp, token: &str, body: Value) -> Value {
-    let (status, seek) = send(app, Method::POST, "/v1/seeks", Some(&body), Some(token)).await;
+    let (status, seek) = app
+        .send_json(Method::POST, "/v1/seeks", Some(&body), Some(token))
+        .await;
     assert_eq!(status, 201, "{seek}");
     assert_valid(&spec(), "Seek", &seek);
     seek
@@ -43,14 +25,16 @@ async fn seek(app: &TestApp, token: &str, body: Value) -> Value {
 
 async fn read_seek(app: &TestApp, token: &str, seek: &Value) -> Value {
     let path = format!("/v1/seeks/{}", seek["id"].as_str().unwrap());
-    let (status, read) = send(app, Method::GET, &path, None, Some(token)).await;
+    let (status, read) = app.send_json(Method::GET, &path, None, Some(token)).await;
     assert_eq!(status, 200, "{read}");
     read
 }
 
 /// The account events of `token` of type `kind`.
 async fn events_of(app: &TestApp, token: &str, kind: &str) -> Vec<Value> {
-    let (status, page) = send(app, Method::GET, "/v1/account/events", None, Some(token)).await;
+    let (status, page) = app
+        .send_json(Method::GET, "/v1/account/events", None, Some(token))
+        .await;
     assert_eq!(status, 200);
     assert_valid(&spec(), "AccountEventsPage", &page);
     let events = page["events"].as_array().unwrap();
@@ -65,7 +49,7 @@ async fn two_seeks_of_one_shape_make_a_game(backend: Backend) {
     // Ada waits; Bob's seek of the same shape completes the table: the game exists with Ada
     // (the older seek) at seat 0 and Bob at seat 1, and each hears of it.
     let app = spawn_app(backend).await;
-    let (ada, bob) = (account(&app, "ada").await, account(&app, "bob").await);
+    let (ada, bob) = (app.sign_up("ada").await, app.sign_up("bob").await);
     let shape = json!({"seats": 2, "holes": 1, "rated": true});
     let waiting = seek(&app, &ada, shape.clone()).await;
     assert_eq!(waiting["status"], "waiting");
@@ -97,7 +81,7 @@ async fn two_seeks_of_one_shape_make_a_game(backend: Backend) {
     assert_eq!(view["status"], "playing", "{view}");
     // Bob's seek is his alone.
     let path = format!("/v1/seeks/{}", waiting["id"].as_str().unwrap());
-    let (status, _) = send(&app, Method::GET, &path, None, Some(&bob)).await;
+    let (status, _) = app.send_json(Method::GET, &path, None, Some(&bob)).await;
     assert_eq!(status, 404);
 }
 
@@ -106,11 +90,11 @@ async fn other_shapes_and_ranges_keep_seeks_apart(backend: Backend) {
     // they wait side by side; Cleo, without a range, is matched with the oldest seek that
     // admits her (Ada's); Dan's seek of other holes, and Eve's unrated one, match nothing.
     let app = spawn_app(backend).await;
-    let ada = account(&app, "ada").await;
-    let bob = account(&app, "bob").await;
-    let cleo = account(&app, "cleo").await;
-    let dan = account(&app, "dan").await;
-    let eve = account(&app, "eve").await;
+    let ada = app.sign_up("ada").await;
+    let bob = app.sign_up("bob").await;
+    let cleo = app.sign_up("cleo").await;
+    let dan = app.sign_up("dan").await;
+    let eve = app.sign_up("eve").await;
     let ranged = |range: [f64; 2]| json!({"holes": 1, "rated": true, "rating_range": range});
     let ada_seek = seek(&app, &ada, ranged([1400.0, 1600.0])).await;
     let bob_seek = seek(&app, &bob, ranged([1000.0, 1400.0])).await;
@@ -138,7 +122,7 @@ async fn bots_fill_the_table_after_the_wait(backend: Backend) {
     // sweep runs every second), and the game is on with Ada at seat 0.
     let clock = Clock::system();
     let app = spawn_app_with(TestDatabase::new(backend).await, clock.clone(), |_| {}).await;
-    let ada = account(&app, "ada").await;
+    let ada = app.sign_up("ada").await;
     let body = json!({"seats": 3, "holes": 1, "rated": true, "bots_after_s": 5});
     let waiting = seek(&app, &ada, body).await;
     assert_eq!(waiting["status"], "waiting");
@@ -175,18 +159,20 @@ async fn cancel_expiry_and_refusals(backend: Backend) {
         config.seek_expiry = Duration::from_secs(60);
     })
     .await;
-    let (ada, bob) = (account(&app, "ada").await, account(&app, "bob").await);
+    let (ada, bob) = (app.sign_up("ada").await, app.sign_up("bob").await);
     let shape = json!({"holes": 1});
     // One waiting seek per account.
     let first = seek(&app, &ada, shape.clone()).await;
-    let (status, problem) = send(&app, Method::POST, "/v1/seeks", Some(&shape), Some(&ada)).await;
+    let (status, problem) = app
+        .send_json(Method::POST, "/v1/seeks", Some(&shape), Some(&ada))
+        .await;
     assert_eq!((status, &problem["code"]), (409, &json!("already_seeking")));
     // Cancelled, it matches nothing, and its account may seek again.
     let path = format!("/v1/seeks/{}", first["id"].as_str().unwrap());
-    let (status, _) = send(&app, Method::DELETE, &path, None, Some(&bob)).await;
+    let (status, _) = app.send_json(Method::DELETE, &path, None, Some(&bob)).await;
     assert_eq!(status, 404, "someone else's seek");
     for _ in 0..2 {
-        let (status, _) = send(&app, Method::DELETE, &path, None, Some(&ada)).await;
+        let (status, _) = app.send_json(Method::DELETE, &path, None, Some(&ada)).await;
         assert_eq!(status, 204);
     }
     assert_eq!(read_seek(&app, &ada, &first).await["status"], "cancelled");
@@ -200,7 +186,7 @@ async fn cancel_expiry_and_refusals(backend: Backend) {
     clock.advance(Duration::from_secs(61));
     assert_eq!(read_seek(&app, &bob, &bob_seek).await["status"], "expired");
     let path = format!("/v1/seeks/{}", bob_seek["id"].as_str().unwrap());
-    let (status, problem) = send(&app, Method::DELETE, &path, None, Some(&bob)).await;
+    let (status, problem) = app.send_json(Method::DELETE, &path, None, Some(&bob)).await;
     assert_eq!((status, &problem["code"]), (409, &json!("seek_closed")));
     let again = seek(&app, &ada, shape.clone()).await;
     assert_eq!(
@@ -216,14 +202,17 @@ async fn cancel_expiry_and_refusals(backend: Backend) {
         (json!({"seats": 5}), "invalid_game_options"),
     ];
     for (i, (body, code)) in refused.into_iter().enumerate() {
-        let cleo = account(&app, &format!("cleo{i}")).await;
-        let (status, problem) =
-            send(&app, Method::POST, "/v1/seeks", Some(&body), Some(&cleo)).await;
+        let cleo = app.sign_up(&format!("cleo{i}")).await;
+        let (status, problem) = app
+            .send_json(Method::POST, "/v1/seeks", Some(&body), Some(&cleo))
+            .await;
         assert_eq!((status, &problem["code"]), (422, &json!(code)), "{body}");
         let ok = seek(&app, &cleo, json!({"holes": 10 + i})).await;
         assert_eq!(ok["status"], "waiting", "the refusal left no seek behind");
     }
-    let (status, _) = send(&app, Method::POST, "/v1/seeks", Some(&json!({})), None).await;
+    let (status, _) = app
+        .send_json(Method::POST, "/v1/seeks", Some(&json!({})), None)
+        .await;
     assert_eq!(status, 401);
 }
 
@@ -243,7 +232,7 @@ async fn two_hundred_accounts_seeking_at_once_on_two_instances(backend: Backend)
     let names: Vec<String> = (0..200).map(|i| format!("p{i:03}")).collect();
     let mut tokens = Vec::new();
     for chunk in names.chunks(20) {
-        let created = futures_util::future::join_all(chunk.iter().map(|n| account(&first, n)));
+        let created = futures_util::future::join_all(chunk.iter().map(|n| first.sign_up(n)));
         tokens.extend(created.await);
     }
     // Each seek on a connection of its own, as 200 players' clients would be: none reuses a

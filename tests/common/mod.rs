@@ -404,6 +404,30 @@ pub struct Seat {
 }
 
 impl TestApp {
+    /// Sends `method path` with an optional JSON body and bearer token; answers the status and
+    /// the JSON body (null when there is none).
+    pub async fn send_json(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<&Value>,
+        token: Option<&str>,
+    ) -> (u16, Value) {
+        let response = self.send(method, path, body, token).await;
+        let status = response.status().as_u16();
+        (status, response.json().await.unwrap_or(Value::Null))
+    }
+
+    /// Creates account `username`; answers its token.
+    pub async fn sign_up(&self, username: &str) -> String {
+        let body = serde_json::json!({"username": username});
+        let (status, created) = self
+            .send_json(reqwest::Method::POST, "/v1/accounts", Some(&body), None)
+            .await;
+        assert_eq!(status, 201, "{created}");
+        created["token"].as_str().unwrap().to_owned()
+    }
+
     /// Sends `method path` with an optional JSON body and bearer token.
     pub async fn send(
         &self,
