@@ -6,6 +6,7 @@
 //! and reports.
 
 mod client;
+mod deliveries;
 mod modes;
 mod picker;
 mod stats;
@@ -91,6 +92,10 @@ struct Args {
     /// with its account's token, so that each write also keeps the accounts' games and events.
     #[arg(long)]
     accounts: bool,
+    /// Players mode: each seat thinks this many milliseconds before each move, `MIN-MAX` (the
+    /// same for the same game, seat and move in every run).
+    #[arg(long, value_name = "MIN-MAX", value_parser = parse_think)]
+    think_ms: Option<(u64, u64)>,
     /// Seconds one request may take before it counts as a transport error and is retried.
     #[arg(long, default_value_t = 30.0)]
     timeout: f64,
@@ -125,6 +130,19 @@ fn main() -> ExitCode {
     }
 }
 
+/// `--think-ms`: `MIN-MAX` milliseconds, MIN at most MAX.
+fn parse_think(text: &str) -> Result<(u64, u64), String> {
+    let (min, max) = text
+        .split_once('-')
+        .ok_or("expected MIN-MAX milliseconds, such as 1000-3000")?;
+    let parse = |n: &str| n.trim().parse::<u64>().map_err(|e| format!("{n:?}: {e}"));
+    let (min, max) = (parse(min)?, parse(max)?);
+    if min > max {
+        return Err(format!("{min} is more than {max}"));
+    }
+    Ok((min, max))
+}
+
 fn validate(args: &Args) -> Result<(), String> {
     let positive = |value: f64| value.is_finite() && value > 0.0;
     if args.duration.is_some_and(|seconds| !positive(seconds)) {
@@ -141,6 +159,11 @@ fn validate(args: &Args) -> Result<(), String> {
     }
     if args.resume.is_some() && (args.mode != Mode::Moves || args.total_games.is_some()) {
         return Err("--resume plays the file's games in moves mode".to_owned());
+    }
+    if args.think_ms.is_some() && args.mode != Mode::Players {
+        return Err(
+            "--think-ms is for players mode, whose seats are clients of their own".to_owned(),
+        );
     }
     if args.resume.is_some() && args.accounts {
         return Err("--resume plays the file's games with the seat tokens it holds".to_owned());
@@ -203,6 +226,7 @@ fn spawn_workers(
         holes: args.holes,
         view_hole: args.view_hole,
         left: args.total_games.map(AtomicU64::new),
+        think_ms: args.think_ms,
     });
     let ready = Arc::new(Barrier::new(args.games as usize));
     let resumed = resumed.map(|games| Arc::new(Mutex::new(games)));

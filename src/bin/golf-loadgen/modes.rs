@@ -2,6 +2,7 @@
 //! runs per concurrent game.
 
 use std::collections::VecDeque;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -11,6 +12,7 @@ use serde_json::Value;
 use tokio::sync::{Barrier, watch};
 
 use crate::client::{Answer, Client, Game};
+use crate::deliveries::Deliveries;
 use crate::picker::{Action, choose, next_action};
 
 /// A game given up after this many refusals in a row (answers that are neither a success nor a
@@ -27,6 +29,8 @@ pub struct Plan {
     /// Views mode reads views of games in this hole.
     pub view_hole: u8,
     pub left: Option<AtomicU64>,
+    /// Players mode: milliseconds a seat thinks before each move, from and to.
+    pub think_ms: Option<(u64, u64)>,
 }
 
 impl Plan {
@@ -117,8 +121,18 @@ pub async fn players(client: Arc<Client>, plan: Arc<Plan>, accounts: Arc<[String
             continue;
         };
         let game = Arc::new(game);
+        let deliveries = Arc::new(Deliveries::default());
         let seats: Vec<_> = (0..game.tokens.len())
-            .map(|seat| tokio::spawn(play_seat(client.clone(), game.clone(), seat)))
+            .map(|seat| {
+                let seat = Seat {
+                    client: client.clone(),
+                    game: game.clone(),
+                    deliveries: deliveries.clone(),
+                    think_ms: plan.think_ms,
+                    seat,
+                };
+                tokio::spawn(seat.play())
+            })
             .collect();
         let mut finished = true;
         for seat in seats {
@@ -231,96 +245,152 @@ async fn act(client: &Client, game: &Game, view: &Value, turn: u64) -> Step {
     }
 }
 
-/// One seat of players mode: plays from its own view whenever it lists legal moves, else waits
-/// for the stream to show a newer entry (or [`POLL_EVERY`]) and reads its view again with
-/// `If-None-Match`. True when it saw the game finished.
-async fn play_seat(client: Arc<Client>, game: Arc<Game>, seat: usize) -> bool {
-    let (newest, mut seen) = watch::channel(0i64);
-    let follower = tokio::spawn(follow(client.clone(), game.clone(), seat, newest));
-    let finished = seat_loop(&client, &game, seat, &mut seen).await;
-    follower.abort();
-    finished
+/// One seat of players mode, a client of its own.
+struct Seat {
+    client: Arc<Client>,
+    game: Arc<Game>,
+    deliveries: Arc<Deliveries>,
+    think_ms: Option<(u64, u64)>,
+    seat: usize,
 }
 
-async fn seat_loop(
-    client: &Client,
-    game: &Game,
-    seat: usize,
-    seen: &mut watch::Receiver<i64>,
-) -> bool {
-    let Some(mut view) = first_view_of(client, game, seat).await else {
-        return false;
-    };
-    let mut turn = seat as u64;
-    let mut refusals = 0;
-    loop {
-        if view["status"] == "finished" {
-            return true;
-        }
-        let version = view["version"].as_i64().unwrap_or(0);
-        match play_or_wait(client, game, seat, &view, turn, seen).await {
-            Step::Moved(answer) => {
-                view = answer;
-                turn += 1;
-                refusals = 0;
-                continue;
-            }
-            Step::Reread { refused, .. } => refusals += u32::from(refused),
-            Step::Over(_) => return false,
-        }
-        match client.view(game, seat, Some(version)).await {
-            Some(Answer::Ok(answer)) => view = answer,
-            Some(Answer::NotModified) => {}
-            Some(Answer::Refused(_)) => refusals += 1,
-            None => return false,
-        }
-        if refusals > MAX_REFUSALS {
-            give_up(client, game, seat);
+impl Seat {
+    /// Plays from its own view whenever it lists legal moves, else waits for the stream to show
+    /// a newer entry (or [`POLL_EVERY`]) and reads its view again with `If-None-Match`. True when
+    /// it saw the game finished.
+    async fn play(self) -> bool {
+        let this = Arc::new(self);
+        let (newest, mut seen) = watch::channel(0i64);
+        let follower = tokio::spawn(this.clone().follow(newest));
+        let finished = this.run(&mut seen).await;
+        follower.abort();
+        finished
+    }
+
+    async fn run(&self, seen: &mut watch::Receiver<i64>) -> bool {
+        let (client, game, seat) = (&*self.client, &*self.game, self.seat);
+        let Some(mut view) = first_view_of(client, game, seat).await else {
             return false;
+        };
+        let mut turn = seat as u64;
+        let mut refusals = 0;
+        loop {
+            if view["status"] == "finished" {
+                return true;
+            }
+            let version = view["version"].as_i64().unwrap_or(0);
+            match self.play_or_wait(&view, turn, seen).await {
+                Step::Moved(answer) => {
+                    view = answer;
+                    turn += 1;
+                    refusals = 0;
+                    continue;
+                }
+                Step::Reread { refused, .. } => refusals += u32::from(refused),
+                Step::Over(_) => return false,
+            }
+            match client.view(game, seat, Some(version)).await {
+                Some(Answer::Ok(answer)) => view = answer,
+                Some(Answer::NotModified) => {}
+                Some(Answer::Refused(_)) => refusals += 1,
+                None => return false,
+            }
+            if refusals > MAX_REFUSALS {
+                give_up(client, game, seat);
+                return false;
+            }
         }
     }
-}
 
-/// A seat's action in players mode: one of the legal moves its view lists, else a wait for the
-/// stream to show an entry newer than the view (or [`POLL_EVERY`]). A conflict is no refusal:
-/// the seat's view was merely behind.
-async fn play_or_wait(
-    client: &Client,
-    game: &Game,
-    seat: usize,
-    view: &Value,
-    turn: u64,
-    seen: &mut watch::Receiver<i64>,
-) -> Step {
-    let version = view["version"].as_i64().unwrap_or(0);
-    let Some(legal) = view["legal_moves"]
-        .as_array()
-        .filter(|legal| !legal.is_empty())
-    else {
-        tokio::select! {
-            _ = tokio::time::timeout(POLL_EVERY, seen.wait_for(|&seq| seq > version)) => {}
-            () = client.stop.cancelled() => return Step::Over(Outcome::Stopped),
-        }
-        return Step::Reread {
-            seat,
-            refused: false,
-        };
-    };
-    let body = choose(view, seat, legal, turn);
-    let hole = view["hole"].as_u64();
-    match client.play(game, seat, &body, Some(version), hole).await {
-        Some(Answer::Ok(answer)) => Step::Moved(answer),
-        Some(Answer::Refused(status)) => {
-            let conflict = is_conflict(status);
-            if conflict {
-                client.stats.conflict();
+    /// The seat's action: one of the legal moves its view lists, after its think time, else a
+    /// wait for the stream to show an entry newer than the view (or [`POLL_EVERY`]). A conflict
+    /// is no refusal: the seat's view was merely behind.
+    async fn play_or_wait(&self, view: &Value, turn: u64, seen: &mut watch::Receiver<i64>) -> Step {
+        let (client, game, seat) = (&*self.client, &*self.game, self.seat);
+        let version = view["version"].as_i64().unwrap_or(0);
+        let Some(legal) = view["legal_moves"]
+            .as_array()
+            .filter(|legal| !legal.is_empty())
+        else {
+            tokio::select! {
+                _ = tokio::time::timeout(POLL_EVERY, seen.wait_for(|&seq| seq > version)) => {}
+                () = client.stop.cancelled() => return Step::Over(Outcome::Stopped),
             }
-            Step::Reread {
+            return Step::Reread {
                 seat,
-                refused: !conflict,
+                refused: false,
+            };
+        };
+        if let Some(think) = self.think_time(turn) {
+            tokio::select! {
+                () = tokio::time::sleep(think) => {}
+                () = client.stop.cancelled() => return Step::Over(Outcome::Stopped),
             }
         }
-        Some(Answer::NotModified) | None => Step::Over(Outcome::Stopped),
+        let body = choose(view, seat, legal, turn);
+        let hole = view["hole"].as_u64();
+        match client.play(game, seat, &body, Some(version), hole).await {
+            Some(Answer::Ok(answer)) => {
+                let seq = answer["version"].as_i64().unwrap_or(0);
+                for lag in self.deliveries.acked(seq, seat) {
+                    client.stats.delivered(lag);
+                }
+                Step::Moved(answer)
+            }
+            Some(Answer::Refused(status)) => {
+                let conflict = is_conflict(status);
+                if conflict {
+                    client.stats.conflict();
+                }
+                Step::Reread {
+                    seat,
+                    refused: !conflict,
+                }
+            }
+            Some(Answer::NotModified) | None => Step::Over(Outcome::Stopped),
+        }
+    }
+
+    /// How long the seat thinks before its move `turn`: within `--think-ms`, the same for the
+    /// same game, seat and move in every run.
+    fn think_time(&self, turn: u64) -> Option<Duration> {
+        let (min, max) = self.think_ms?;
+        let mut hasher = DefaultHasher::new();
+        (&self.game.game, self.seat, turn).hash(&mut hasher);
+        Some(Duration::from_millis(
+            min + hasher.finish() % (max - min + 1),
+        ))
+    }
+
+    /// Follows the seat's stream, publishing the seq of each entry it carries and measuring the
+    /// delivery of the other seats' moves; reconnects after the entry it saw last when the
+    /// stream ends or breaks.
+    async fn follow(self: Arc<Self>, newest: watch::Sender<i64>) {
+        let (client, game, seat) = (&*self.client, &*self.game, self.seat);
+        let mut after = 0i64;
+        let mut backoff = Duration::from_millis(50);
+        while !client.stopped() {
+            match client.stream(game, seat, after).send().await {
+                Ok(mut response) if response.status().is_success() => {
+                    backoff = Duration::from_millis(50);
+                    let mut pending = Vec::new();
+                    while let Ok(Some(chunk)) = response.chunk().await {
+                        pending.extend_from_slice(&chunk);
+                        if let Some(seq) = take_last_id(&mut pending) {
+                            for lag in self.deliveries.arrived(seat, after, seq) {
+                                client.stats.delivered(lag);
+                            }
+                            after = seq;
+                            newest.send_replace(seq);
+                        }
+                    }
+                }
+                Ok(response) => client.stats.error(response.status().as_str()),
+                Err(_) => client.stats.error("connect"),
+            }
+            tokio::time::sleep(backoff).await;
+            backoff = (backoff * 2).min(Duration::from_secs(2));
+        }
     }
 }
 
@@ -343,32 +413,6 @@ async fn first_view_of(client: &Client, game: &Game, seat: usize) -> Option<Valu
         }
     }
     None
-}
-
-/// Follows a seat's stream, publishing the seq of each entry it carries; reconnects after the
-/// entry it saw last when the stream ends or breaks.
-async fn follow(client: Arc<Client>, game: Arc<Game>, seat: usize, newest: watch::Sender<i64>) {
-    let mut after = 0i64;
-    let mut backoff = Duration::from_millis(50);
-    while !client.stopped() {
-        match client.stream(&game, seat, after).send().await {
-            Ok(mut response) if response.status().is_success() => {
-                backoff = Duration::from_millis(50);
-                let mut pending = Vec::new();
-                while let Ok(Some(chunk)) = response.chunk().await {
-                    pending.extend_from_slice(&chunk);
-                    if let Some(seq) = take_last_id(&mut pending) {
-                        after = seq;
-                        newest.send_replace(seq);
-                    }
-                }
-            }
-            Ok(response) => client.stats.error(response.status().as_str()),
-            Err(_) => client.stats.error("connect"),
-        }
-        tokio::time::sleep(backoff).await;
-        backoff = (backoff * 2).min(Duration::from_secs(2));
-    }
 }
 
 /// Consumes the complete lines of an SSE stream's bytes (a chunk may end in the middle of one)

@@ -23,6 +23,8 @@ pub struct Stats {
     /// The same, by the hole the move was chosen in.
     move_micros_by_hole: Mutex<BTreeMap<u64, Vec<u32>>>,
     view_micros: Mutex<Vec<u32>>,
+    /// Players mode: from a move's acknowledgment to its entry on each other seat's stream.
+    delivery_micros: Mutex<Vec<u32>>,
     errors: Mutex<BTreeMap<String, u64>>,
     finished_ids: Mutex<Vec<String>>,
 }
@@ -44,6 +46,13 @@ impl Stats {
                 let mut by_hole = self.move_micros_by_hole.lock().expect("samples lock");
                 by_hole.entry(hole).or_default().push(micros(took));
             }
+        }
+    }
+
+    /// Another seat's stream carried an acknowledged move's entry `lag` after its answer.
+    pub fn delivered(&self, lag: Duration) {
+        if self.is_measuring() {
+            push_micros(&self.delivery_micros, lag);
         }
     }
 
@@ -104,6 +113,12 @@ impl Stats {
         let seconds = elapsed.as_secs_f64().max(1e-9);
         let (moves, views, games, _) = self.snapshot();
         let rate = |count: u64| round(count as f64 / seconds, 1);
+        // Read apart: a guard held through the report's expression would deadlock Latency::of.
+        let delivered = !self
+            .delivery_micros
+            .lock()
+            .expect("samples lock")
+            .is_empty();
         Report {
             elapsed_s: round(seconds, 3),
             moves_acked: moves,
@@ -123,6 +138,7 @@ impl Stats {
                 .map(|(hole, samples)| (*hole, Latency::of_samples(samples.clone())))
                 .collect(),
             view_latency_ms: Latency::of(&self.view_micros),
+            delivery_lag_ms: delivered.then(|| Latency::of(&self.delivery_micros)),
             conflicts: self.conflicts.load(Ordering::Relaxed),
             errors: self.errors.lock().expect("errors lock").clone(),
             check: None,
@@ -214,6 +230,8 @@ pub struct Report {
     /// what one early in it costs.
     pub move_latency_by_hole_ms: BTreeMap<u64, Latency>,
     pub view_latency_ms: Latency,
+    /// Players mode: from a move's acknowledgment to its entry on each other seat's stream.
+    pub delivery_lag_ms: Option<Latency>,
     /// Moves refused with 409 or 412 because the game moved on (also counted in `errors`).
     pub conflicts: u64,
     /// Answers that were not a success, by status code; `connect` counts transport errors.
@@ -279,6 +297,9 @@ impl Report {
         }
         if self.views_read > 0 {
             text += &format!("views: {}\n", self.view_latency_ms.human());
+        }
+        if let Some(lag) = &self.delivery_lag_ms {
+            text += &format!("delivery to the other seats' streams: {}\n", lag.human());
         }
         text
     }
