@@ -96,7 +96,8 @@ test('the replay viewer marks the planted blunder on the slider, labels it at it
   // The best move, as the samples drawn from the game's seed find it: Bea keeps her King and
   // discards the Queen, or puts the Queen elsewhere in her grid. It is named, and ringed on the
   // cards: the discard pile where it puts the Queen, or that place of Bea's grid.
-  const beaAfter = [null, '4 of hearts', 'Ace of hearts', '2 of spades', '3 of hearts', '3 of diamonds, face down'];
+  // The cards' names as the page writes them (card.name, rank names spelled out).
+  const beaAfter = [null, 'Four of hearts', 'Ace of hearts', 'Two of spades', 'Three of hearts', 'Three of diamonds, face down'];
   const discards = judged.best.type === 'discard';
   assert.ok(discards || (judged.best.type === 'swap' && judged.best.position > 0), JSON.stringify(judged.best));
   const bestText = discards ? 'Discard the drawn card' : `Place the drawn card at position ${judged.best.position + 1}`;
