@@ -548,7 +548,109 @@ async fn a_stream_is_woken_by_an_append_and_games_page_newest_first(backend: Bac
     assert_eq!(waiting["games"].as_array().unwrap().len(), 1);
 }
 
+/// The ids of every game `token`'s account lists at `query`, one page of one game at a time,
+/// each with its `your_turn`.
+async fn listed_one_by_one(app: &TestApp, token: &str, query: &str) -> Vec<(String, bool)> {
+    let mut listed = Vec::new();
+    let mut cursor = String::new();
+    loop {
+        let path = format!("/v1/account/games?limit=1&{query}{cursor}");
+        let (status, page) = get_json(app, &path, Some(token)).await;
+        assert_eq!(status, 200, "{page}");
+        for game in page["games"].as_array().unwrap() {
+            let id = game["id"].as_str().unwrap().to_owned();
+            listed.push((id, game["your_turn"].as_bool().unwrap()));
+        }
+        match page["next_cursor"].as_str() {
+            Some(next) => cursor = format!("&cursor={next}"),
+            None => return listed,
+        }
+    }
+}
+
+async fn finished_and_unfinished_games_are_listed_by_their_last_entry(backend: Backend) {
+    // Two finished games, one waiting and one playing: a move in the playing game, older than
+    // the last finished one, brings it to the top, whatever the filter or the page size, and
+    // whose turn it is follows the game.
+    let app = spawn_app(backend).await;
+    let ada = account(&app, "ada").await;
+    let bob = account(&app, "bob").await;
+    let seated = |id: &str| {
+        let id = id.to_owned();
+        let (app, ada, bob) = (&app, ada.clone(), bob.clone());
+        async move {
+            let mut seats = Vec::new();
+            for token in [ada, bob] {
+                let (status, joined) = join_with(app, &id, &token, json!({})).await;
+                assert_eq!(status, 201, "{joined}");
+                let seat = joined["seat"].as_u64().unwrap() as u8;
+                seats.push(Seat { seat, token });
+            }
+            seats
+        }
+    };
+    let first = game_hosted_by(&app, &ada).await;
+    play_to_the_end(&app, &first, &seated(&first).await).await;
+    let playing = game_hosted_by(&app, &ada).await;
+    let playing_seats = seated(&playing).await;
+    let waiting = game_hosted_by(&app, &ada).await;
+    join_with(&app, &waiting, &ada, json!({})).await;
+    let last = game_hosted_by(&app, &ada).await;
+    play_to_the_end(&app, &last, &seated(&last).await).await;
+    let listed = listed_one_by_one(&app, &ada, "").await;
+    let ids: Vec<&str> = listed.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(ids, [&last, &waiting, &playing, &first]);
+    assert_eq!(
+        listed[2].1, true,
+        "both seats reveal at once: it is ada's turn"
+    );
+
+    let view = app.view(&playing, Some(&ada)).await;
+    let reveal = pick_move(&view, 0).unwrap();
+    let response = app.play(&playing, &playing_seats[0].token, &reveal).await;
+    assert_eq!(response.status(), 200);
+    let ids =
+        |listed: Vec<(String, bool)>| listed.into_iter().map(|(id, _)| id).collect::<Vec<_>>();
+    let listed = listed_one_by_one(&app, &ada, "").await;
+    assert_eq!(
+        listed[0],
+        (playing.clone(), false),
+        "ada revealed: bob's turn"
+    );
+    assert_eq!(
+        ids(listed),
+        [
+            playing.as_str(),
+            last.as_str(),
+            waiting.as_str(),
+            first.as_str()
+        ]
+    );
+    assert_eq!(
+        ids(listed_one_by_one(&app, &ada, "status=finished").await),
+        [last.as_str(), first.as_str()]
+    );
+    assert_eq!(
+        ids(listed_one_by_one(&app, &ada, "status=waiting").await),
+        [waiting.as_str()]
+    );
+    assert_eq!(
+        ids(listed_one_by_one(&app, &ada, "status=playing").await),
+        [playing.as_str()]
+    );
+    assert!(listed_one_by_one(&app, &ada, "turn=mine").await.is_empty());
+    assert_eq!(
+        listed_one_by_one(&app, &bob, "turn=mine").await,
+        [(playing.clone(), true)]
+    );
+    assert_eq!(
+        ids(listed_one_by_one(&app, &bob, "").await),
+        [playing.as_str(), last.as_str(), first.as_str()]
+    );
+}
+
 on_both_backends!(
+    finished_and_unfinished_games_are_listed_by_their_last_entry,
     each_account_hears_of_its_games_start_turns_and_end_once,
     a_stream_is_woken_by_an_append_and_games_page_newest_first,
     a_seat_bound_to_an_account_is_read_and_moved_by_its_token,

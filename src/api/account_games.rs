@@ -16,9 +16,9 @@ use crate::api::stream::{
 };
 use crate::api::{AppState, docs};
 use crate::engine::{Seat, Status};
+use crate::service::account_games::GamesFilter;
 use crate::service::account_games::{AccountEventsPage, AccountGamesPage};
 use crate::service::account_stream::{AccountItem, AccountStream};
-use crate::store::GamesFilter;
 
 /// `turn=mine`: only the games where the account's seat may move.
 #[derive(Debug, Clone, Copy, Deserialize, ToSchema)]

@@ -8,10 +8,11 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::engine::{self, BotKind, Rules, Seat, State, Status, Timestamp};
+use crate::service::notices::has_moves;
 use crate::service::paging::check_limit;
 use crate::service::{GameService, ServiceError};
 use crate::store::codec::projection_state;
-use crate::store::{AccountEventRecord, GamesCursor, GamesFilter, ListedGame};
+use crate::store::{AccountEventRecord, GamesCursor, ListedGame};
 
 /// Games in a profile's `recent`.
 const RECENT_GAMES: i64 = 10;
@@ -23,6 +24,15 @@ pub struct GameCounts {
     pub played: i64,
     /// Those it won (or shared the lowest total).
     pub won: i64,
+}
+
+/// Which of an account's games to list.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GamesFilter {
+    /// Only games with this status.
+    pub status: Option<Status>,
+    /// Only games where the account's seat may move now.
+    pub your_turn: bool,
 }
 
 /// A game as an account's list shows it.
@@ -93,7 +103,7 @@ impl GameSummary {
             version: listed.version,
             updated_at: listed.updated_at.clone(),
             your_seat: listed.seat as Seat,
-            your_turn: listed.your_turn,
+            your_turn: has_moves(state, listed.seat as Seat),
             turn_deadline: engine::turn_deadline(state).map(|at| at.to_string()),
             players: state
                 .players
@@ -149,20 +159,36 @@ impl GameService {
         cursor: Option<GamesCursor>,
         limit: i64,
     ) -> Result<AccountGamesPage, ServiceError> {
-        let accounts = self.store.accounts();
-        let mut listed = accounts
-            .list_account_games(username, filter, cursor, limit + 1)
+        // Whose turn it is is read from each game's projection, so `turn=mine` reads all of the
+        // account's playing games after the cursor (an account plays few at once) and keeps those
+        // waiting for it.
+        let (status, fetched) = match filter.your_turn {
+            true => (filter.status.or(Some(Status::Playing)), i64::MAX),
+            false => (filter.status, limit + 1),
+        };
+        let listed = self
+            .store
+            .accounts()
+            .list_account_games(username, status, cursor, fetched)
             .await?;
-        let more = listed.len() as i64 > limit;
-        listed.truncate(limit as usize);
-        let next_cursor = listed.last().filter(|_| more).map(encode_games_cursor);
-        let games = listed
-            .iter()
-            .map(|game| {
-                let state = projection_state(game.game_id, &game.projection)?;
-                Ok(GameSummary::of(game, &state))
-            })
-            .collect::<Result<_, ServiceError>>()?;
+        let mut page = Vec::new();
+        for game in &listed {
+            let state = projection_state(game.game_id, &game.projection)?;
+            let summary = GameSummary::of(game, &state);
+            if summary.your_turn || !filter.your_turn {
+                page.push((game, summary));
+            }
+            if page.len() as i64 > limit {
+                break;
+            }
+        }
+        let more = page.len() as i64 > limit;
+        page.truncate(limit as usize);
+        let next_cursor = page
+            .last()
+            .filter(|_| more)
+            .map(|(game, _)| encode_games_cursor(game));
+        let games = page.into_iter().map(|(_, summary)| summary).collect();
         Ok(AccountGamesPage { games, next_cursor })
     }
 

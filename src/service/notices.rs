@@ -1,6 +1,7 @@
 //! What a write tells the accounts bound to its game's seats: where the game now stands for each
-//! (`account_games`), and the events it gives them (`game_started`, `your_turn`, `game_ended`),
-//! both stored by the same append.
+//! (`account_games`, written only when the seat is taken and when the game's status changes, so
+//! that a move writes none), and the events it gives them (`game_started`, `your_turn`,
+//! `game_ended`), both stored by the same append.
 //!
 //! A `your_turn` is given each time an event of the write leaves the seat with legal moves it
 //! did not have just before (each initial reveal, each time the turn comes back), so moves of
@@ -23,14 +24,15 @@ pub(super) fn notices(
     if seats.is_empty() {
         return (Vec::new(), Vec::new());
     }
+    let status_changed = before.status != after.status;
     let games = seats
         .iter()
+        .filter(|(seat, _)| status_changed || *seat as usize >= before.players.len())
         .map(|(seat, account)| AccountGame {
             account: account.clone(),
             seat: *seat,
             status: after.status,
             updated_at: at,
-            your_turn: has_moves(after, *seat as Seat),
             won: after
                 .winners
                 .as_ref()
@@ -90,7 +92,7 @@ fn events_of(
 }
 
 /// Whether a person plays `seat` and may move now.
-fn has_moves(state: &State, seat: Seat) -> bool {
+pub(super) fn has_moves(state: &State, seat: Seat) -> bool {
     let person = state
         .players
         .get(usize::from(seat))

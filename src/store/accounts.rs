@@ -46,10 +46,8 @@ pub struct AccountGame {
     pub account: String,
     pub seat: i32,
     pub status: Status,
-    /// The time of the game's last entry.
+    /// The time of the game's last entry (read back only once the game has ended).
     pub updated_at: Timestamp,
-    /// Whether the seat has legal moves.
-    pub your_turn: bool,
     /// Whether the game ended with the seat among its winners.
     pub won: bool,
 }
@@ -69,15 +67,6 @@ pub struct NewAccountEvent {
 pub const ACCOUNT_EVENTS_TTL: std::time::Duration =
     std::time::Duration::from_secs(30 * 24 * 60 * 60);
 
-/// Which of an account's games to list.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct GamesFilter {
-    /// Only games with this status.
-    pub status: Option<Status>,
-    /// Only games where the account's seat may move now.
-    pub your_turn: bool,
-}
-
 /// Where the next page of an account's games starts: after this game in (updated_at, game_id)
 /// descending order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,7 +83,6 @@ pub struct ListedGame {
     pub seat: i32,
     /// The time of its last entry, in the store's fixed RFC 3339 form.
     pub updated_at: String,
-    pub your_turn: bool,
     pub version: i64,
     pub projection: RawJson,
 }
@@ -132,12 +120,13 @@ pub trait AccountStore: Send + Sync {
     /// The account named `username` (lowercase), if any.
     async fn account_by_name(&self, username: &str) -> Result<Option<AccountRecord>, StoreError>;
 
-    /// Up to `limit` games of `account` matching `filter`, by the time of their last entry,
-    /// newest first, after `cursor` if given.
+    /// Up to `limit` games of `account` (of `status` if given), by the time of their last entry,
+    /// newest first, after `cursor` if given. Served by two indexes: the account's finished
+    /// games in that order, and all of its unfinished ones, sorted by the store.
     async fn list_account_games(
         &self,
         account: &str,
-        filter: GamesFilter,
+        status: Option<Status>,
         cursor: Option<GamesCursor>,
         limit: i64,
     ) -> Result<Vec<ListedGame>, StoreError>;

@@ -67,8 +67,8 @@ use uuid::Uuid;
 use crate::engine::{Rules, Status, Timestamp};
 
 pub use accounts::{
-    AccountEventRecord, AccountGame, AccountRecord, AccountStore, GamesCursor, GamesFilter,
-    ListedGame, NewAccount, NewAccountEvent,
+    AccountEventRecord, AccountGame, AccountRecord, AccountStore, GamesCursor, ListedGame,
+    NewAccount, NewAccountEvent,
 };
 pub use chain::{ChainError, verify_chain};
 pub use challenges::{ChallengeAnswer, ChallengeRecord, ChallengeStore, SeatedGame};

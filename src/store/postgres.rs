@@ -63,9 +63,10 @@ impl PgStore {
 /// games, `$2` events, `$3` seats, `$4` responses, `$5` snapshots; `$6` the idempotency ttl in
 /// seconds; `$7` the documents, the projections and states that the parts name by their place;
 /// `$8` the accounts' games, `$9` their events).
-/// The accounts' events are numbered from each account's `last_event_id`, whose rows are locked
-/// after the games' (`accounts_locked`, in username order, so that two batches sharing accounts
-/// never deadlock), and wake the account's streams (`woken`, with the account's wake-up key). Each game's head moves only if it is at its expected version and not cancelled
+/// The accounts' events are numbered from each account's `last_event_id` (`numbered`: the row
+/// lock its update takes holds a concurrent batch's numbers back until this one commits), and
+/// wake the account's streams (`woken`, with the account's wake-up key). Each game's head moves
+/// only if it is at its expected version and not cancelled
 /// (`head`); the other parts insert only for the games whose head moved. It returns the ids of
 /// the games written; the others were moved on or cancelled by another writer. A taken seat or a
 /// recorded key fails the whole statement with a unique violation (`Conflict`); an expired record
@@ -84,7 +85,11 @@ impl PgStore {
 /// make them) lock them in the same order and never deadlock. A first pass that locked the rows
 /// (`SELECT ... ORDER BY id FOR NO KEY UPDATE`) wrote and logged each game row once more and cost
 /// a move more than a tenth (docs/SCALING.md). Were a plan ever to take them out of order, the
-/// deadlock fails one batch (`Conflict`), which is then written one append at a time.
+/// deadlock fails one batch (`Conflict`), which is then written one append at a time. The
+/// accounts' rows are updated the same way, without a locking pass first (which cost a move with
+/// accounts about a twentieth): in username order when the plan is a nested loop over `c`, in
+/// the table's order when it hashes `c` (a small table); two batches that met two accounts in
+/// opposite orders would deadlock, and one of them would be written again the same way.
 /// `pg_notify` in the same statement costs no round trip; the notifications leave on commit.
 const APPEND: &str = "\
     WITH head AS ( \
@@ -131,26 +136,23 @@ const APPEND: &str = "\
         FROM json_to_recordset($5::json) AS s (game_id uuid, seq bigint, state integer) \
         WHERE s.game_id IN (SELECT id FROM head)), \
     listed AS ( \
-        INSERT INTO account_games (game_id, account, seat, status, updated_at, your_turn, won) \
-        SELECT a.game_id, a.account, a.seat, a.status, a.updated_at, a.your_turn, a.won \
+        INSERT INTO account_games (game_id, account, seat, status, updated_at, won) \
+        SELECT a.game_id, a.account, a.seat, a.status, a.updated_at, a.won \
         FROM json_to_recordset($8::json) AS a (game_id uuid, account text, seat integer, \
-            status text, updated_at text, your_turn boolean, won boolean) \
+            status text, updated_at text, won boolean) \
         WHERE a.game_id IN (SELECT id FROM head) \
         ON CONFLICT (game_id, account) DO UPDATE SET status = excluded.status, \
-            updated_at = excluded.updated_at, your_turn = excluded.your_turn, \
-            won = excluded.won), \
+            updated_at = excluded.updated_at, won = excluded.won), \
     noticed AS MATERIALIZED ( \
         SELECT n.game_id, n.account, n.wake, n.ord, n.at, n.type, n.data \
         FROM json_to_recordset($9::json) AS n (game_id uuid, account text, wake text, \
             ord integer, at text, type text, data jsonb) \
         WHERE n.game_id IN (SELECT id FROM head)), \
-    accounts_locked AS MATERIALIZED ( \
-        SELECT username FROM accounts WHERE username IN (SELECT account FROM noticed) \
-        ORDER BY username FOR NO KEY UPDATE), \
     numbered AS ( \
         UPDATE accounts SET last_event_id = last_event_id + c.count \
-        FROM (SELECT account, count(*) AS count FROM noticed GROUP BY account) AS c \
-        WHERE accounts.username = c.account AND (SELECT count(*) FROM accounts_locked) >= 0 \
+        FROM (SELECT account, count(*) AS count FROM noticed GROUP BY account \
+              ORDER BY account) AS c \
+        WHERE accounts.username = c.account \
         RETURNING accounts.username, accounts.last_event_id - c.count AS base), \
     announced AS ( \
         INSERT INTO account_events (account, id, at, type, game_id, data) \
@@ -259,12 +261,21 @@ impl Backend for Postgres {
     };
 
     const ACCOUNT_STATEMENTS: AccountStatements = AccountStatements {
-        list_games_your_turn: "\
-            SELECT ag.game_id, ag.seat, ag.updated_at, ag.your_turn, g.version, g.projection \
-            FROM account_games AS ag JOIN games AS g ON g.id = ag.game_id \
-            WHERE ag.account = $1 AND ag.your_turn AND ($5 = '' OR ag.status = $5) \
-                AND (ag.updated_at, ag.game_id) < ($2, $3) \
-            ORDER BY ag.updated_at DESC, ag.game_id DESC LIMIT $4",
+        list_games: "\
+            SELECT game_id, seat, updated_at, version, projection FROM ( \
+                SELECT ag.game_id, ag.seat, e.at COLLATE \"C\" AS updated_at, g.version, g.projection \
+                FROM account_games AS ag JOIN games AS g ON g.id = ag.game_id \
+                    JOIN events AS e ON e.game_id = g.id AND e.seq = g.version \
+                WHERE ag.account = $1 AND ag.status <> 'finished' AND g.status <> 'cancelled' \
+                    AND ($5 = '' OR ag.status = $5) AND (e.at COLLATE \"C\", ag.game_id) < ($2, $3) \
+                UNION ALL \
+                SELECT * FROM ( \
+                    SELECT ag.game_id, ag.seat, ag.updated_at, g.version, g.projection \
+                    FROM account_games AS ag JOIN games AS g ON g.id = ag.game_id \
+                    WHERE ag.account = $1 AND ag.status = 'finished' AND $5 IN ('', 'finished') \
+                        AND (ag.updated_at, ag.game_id) < ($2, $3) \
+                    ORDER BY ag.updated_at DESC, ag.game_id DESC LIMIT $4) AS finished) AS listed \
+            ORDER BY updated_at DESC, game_id DESC LIMIT $4",
         purge_events: "\
             DELETE FROM account_events WHERE (account, id) IN \
                 (SELECT account, id FROM account_events \

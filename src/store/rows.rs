@@ -235,7 +235,6 @@ pub struct ListedGameRow {
     game_id: Uuid,
     seat: i32,
     updated_at: String,
-    your_turn: bool,
     version: i64,
     projection: Json<RawJson>,
 }
@@ -246,7 +245,6 @@ impl From<ListedGameRow> for ListedGame {
             game_id: row.game_id,
             seat: row.seat,
             updated_at: row.updated_at,
-            your_turn: row.your_turn,
             version: row.version,
             projection: row.projection.0,
         }

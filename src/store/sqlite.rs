@@ -121,10 +121,10 @@ const INSERT_SNAPSHOTS: &str = "\
 const LIST_ACCOUNT_GAMES: &str = "\
     INSERT INTO account_games (game_id, account, seat, status, updated_at, your_turn, won) \
     SELECT unhex(value ->> 'game_id', '-'), value ->> 'account', value ->> 'seat', \
-        value ->> 'status', value ->> 'updated_at', value ->> 'your_turn', value ->> 'won' \
+        value ->> 'status', value ->> 'updated_at', 0, value ->> 'won' \
     FROM json_each($1) WHERE value ->> 'game_id' IN (SELECT value FROM json_each($2)) \
     ON CONFLICT (game_id, account) DO UPDATE SET status = excluded.status, \
-        updated_at = excluded.updated_at, your_turn = excluded.your_turn, won = excluded.won";
+        updated_at = excluded.updated_at, won = excluded.won";
 
 /// See [`MOVE_GAMES`]: the accounts' events (`$1` the account events part), numbered after each
 /// account's `last_event_id` in the order of `ord` (the write lock keeps the numbers apart).
@@ -226,12 +226,21 @@ impl Backend for Sqlite {
     };
 
     const ACCOUNT_STATEMENTS: AccountStatements = AccountStatements {
-        list_games_your_turn: "\
-            SELECT ag.game_id, ag.seat, ag.updated_at, ag.your_turn, g.version, g.projection \
-            FROM account_games AS ag JOIN games AS g ON g.id = ag.game_id \
-            WHERE ag.account = $1 AND ag.your_turn = 1 AND ($5 = '' OR ag.status = $5) \
-                AND (ag.updated_at, ag.game_id) < ($2, $3) \
-            ORDER BY ag.updated_at DESC, ag.game_id DESC LIMIT $4",
+        list_games: "\
+            SELECT game_id, seat, updated_at, version, projection FROM ( \
+                SELECT ag.game_id, ag.seat, e.at AS updated_at, g.version, g.projection \
+                FROM account_games AS ag JOIN games AS g ON g.id = ag.game_id \
+                    JOIN events AS e ON e.game_id = g.id AND e.seq = g.version \
+                WHERE ag.account = $1 AND ag.status <> 'finished' AND g.status <> 'cancelled' \
+                    AND ($5 = '' OR ag.status = $5) AND (e.at, ag.game_id) < ($2, $3) \
+                UNION ALL \
+                SELECT * FROM ( \
+                    SELECT ag.game_id, ag.seat, ag.updated_at, g.version, g.projection \
+                    FROM account_games AS ag JOIN games AS g ON g.id = ag.game_id \
+                    WHERE ag.account = $1 AND ag.status = 'finished' AND $5 IN ('', 'finished') \
+                        AND (ag.updated_at, ag.game_id) < ($2, $3) \
+                    ORDER BY ag.updated_at DESC, ag.game_id DESC LIMIT $4) AS finished) AS listed \
+            ORDER BY updated_at DESC, game_id DESC LIMIT $4",
         purge_events: "\
             DELETE FROM account_events WHERE (account, id) IN \
                 (SELECT account, id FROM account_events \

@@ -6,9 +6,9 @@ use sqlx::{Executor, FromRow};
 use uuid::Uuid;
 
 use super::{Backend, Bind, SqlStore};
+use crate::engine::Status;
 use crate::store::accounts::{
-    AccountEventRecord, AccountRecord, AccountStore, GamesCursor, GamesFilter, ListedGame,
-    NewAccount, wake_key,
+    AccountEventRecord, AccountRecord, AccountStore, GamesCursor, ListedGame, NewAccount, wake_key,
 };
 use crate::store::rows::{AccountEventRow, AccountRow, ListedGameRow};
 use crate::store::{CreateIdempotency, StoreError};
@@ -22,28 +22,15 @@ pub struct AccountStatements {
     pub by_token: &'static str,
     /// The account ([`AccountRow`]) named `$1`.
     pub by_name: &'static str,
-    /// [`LIST_GAMES`] of the games where the account's seat may move (the partial index
-    /// `account_games_your_turn`, whose predicate each dialect spells its way), and of status
-    /// `$5` unless it is empty.
-    pub list_games_your_turn: &'static str,
+    /// Up to `$4` games of account `$1` after (time of the last entry `$2`, game id `$3`), of
+    /// status `$5` unless it is empty, newest first ([`ListedGameRow`]). The finished ones come
+    /// from the index `account_games_finished` in that order, where `updated_at` is final; the
+    /// unfinished ones are all the account's in `account_games_unfinished`, each timed by its
+    /// game's last event, and sorted. Each dialect compares the times byte by byte its way.
+    pub list_games: &'static str,
     /// Deletes up to `$2` account events stored more than `$1` ([`Backend::Ttl`]) ago.
     pub purge_events: &'static str,
 }
-
-/// Up to `$4` games of account `$1` after (updated_at `$2`, game id `$3`), newest first
-/// ([`ListedGameRow`]): served by the index `account_games_recent`, with no sort.
-const LIST_GAMES: &str = "\
-    SELECT ag.game_id, ag.seat, ag.updated_at, ag.your_turn, g.version, g.projection \
-    FROM account_games AS ag JOIN games AS g ON g.id = ag.game_id \
-    WHERE ag.account = $1 AND (ag.updated_at, ag.game_id) < ($2, $3) \
-    ORDER BY ag.updated_at DESC, ag.game_id DESC LIMIT $4";
-
-/// [`LIST_GAMES`] of status `$5`: served by the index `account_games_by_status`.
-const LIST_GAMES_BY_STATUS: &str = "\
-    SELECT ag.game_id, ag.seat, ag.updated_at, ag.your_turn, g.version, g.projection \
-    FROM account_games AS ag JOIN games AS g ON g.id = ag.game_id \
-    WHERE ag.account = $1 AND ag.status = $5 AND (ag.updated_at, ag.game_id) < ($2, $3) \
-    ORDER BY ag.updated_at DESC, ag.game_id DESC LIMIT $4";
 
 /// Where the first page starts: after every time the store writes, and every id.
 const FIRST_PAGE: (&str, Uuid) = ("~", Uuid::max());
@@ -107,34 +94,22 @@ where
     async fn list_account_games(
         &self,
         account: &str,
-        filter: GamesFilter,
+        status: Option<Status>,
         cursor: Option<GamesCursor>,
         limit: i64,
     ) -> Result<Vec<ListedGame>, StoreError> {
-        let statement = match filter {
-            GamesFilter {
-                your_turn: true, ..
-            } => DB::ACCOUNT_STATEMENTS.list_games_your_turn,
-            GamesFilter {
-                status: Some(_), ..
-            } => LIST_GAMES_BY_STATUS,
-            GamesFilter { status: None, .. } => LIST_GAMES,
-        };
         let (updated_at, game_id) = match &cursor {
             Some(cursor) => (cursor.updated_at.as_str(), cursor.game_id),
             None => FIRST_PAGE,
         };
-        let query = sqlx::query_as(statement)
+        let rows: Vec<ListedGameRow> = sqlx::query_as(DB::ACCOUNT_STATEMENTS.list_games)
             .bind(account)
             .bind(updated_at)
             .bind(game_id)
-            .bind(limit);
-        // Only the filtered statements have `$5`.
-        let query = match statement {
-            LIST_GAMES => query,
-            _ => query.bind(filter.status.map_or("", |status| status.name())),
-        };
-        let rows: Vec<ListedGameRow> = query.fetch_all(&self.pool).await?;
+            .bind(limit)
+            .bind(status.map_or("", Status::name))
+            .fetch_all(&self.pool)
+            .await?;
         Ok(rows.into_iter().map(ListedGame::from).collect())
     }
 

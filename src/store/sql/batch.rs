@@ -36,8 +36,8 @@ pub struct Batch<'a> {
     pub responses: String,
     /// The snapshots: `{game_id, seq, state}`, `state` a place in `documents`.
     pub snapshots: String,
-    /// Where each game stands for the accounts bound to its seats: `{game_id, account, seat,
-    /// status, updated_at, your_turn, won}`.
+    /// Where each game stands for the accounts bound to its seats, when a seat is taken or the
+    /// status changes: `{game_id, account, seat, status, updated_at, won}`.
     pub account_games: String,
     /// The accounts' events: `{game_id, account, wake, ord, at, type, data}`, numbered per
     /// account in the order of `ord`; `wake` is the account's key in the wake-up hub.
@@ -53,7 +53,6 @@ struct AccountGamePart<'a> {
     seat: i32,
     status: &'a str,
     updated_at: String,
-    your_turn: bool,
     won: bool,
 }
 
@@ -231,7 +230,6 @@ impl<'a> Parts<'a> {
                 seat: row.seat,
                 status: row.status.name(),
                 updated_at: row.updated_at.to_string(),
-                your_turn: row.your_turn,
                 won: row.won,
             }));
         for event in &update.account_events {

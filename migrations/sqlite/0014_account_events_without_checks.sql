@@ -1,0 +1,3 @@
+-- Account events cost a move less: on PostgreSQL, a block-range index for their purge and no
+-- foreign-key checks (migrations/postgres/0014_account_events_without_checks.sql). SQLite has no
+-- block-range index, and dropping a foreign key means rebuilding the table: nothing changes here.
