@@ -1,0 +1,2 @@
+-- Room in the pages of games for the new versions of its rows: a PostgreSQL storage parameter
+-- (migrations/postgres/0015_games_room_for_updates.sql); SQLite has none.
