@@ -7,7 +7,12 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::contract::problem;
-use common::{Backend, Seat, TestApp, pick_move, spawn_app, spawn_app_on};
+use common::probe::Probe;
+use common::{
+    Backend, Seat, TestApp, TestDatabase, pick_move, spawn_app, spawn_app_on, spawn_app_over,
+    test_config,
+};
+use golf_server::store;
 use serde_json::{Value, json};
 
 /// How long a test waits for a stream to show something that should come at once.
@@ -396,6 +401,59 @@ on_both_backends!(
     cancelling_a_waiting_game_ends_its_streams,
     bad_requests_are_problems_in_the_order_of_events,
 );
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_instances_own_moves_reach_its_streams_without_a_read() {
+    // PostgreSQL, two instances over one database, the first over a store that counts its
+    // reads. Its own moves reach its streams of the game with no read of the game row or the log
+    // (the entries are handed over at commit, and the append's notification, which says the
+    // version, finds them there), each seat's as the log shows it to that seat. A move through
+    // the other instance is read from the database, as ever.
+    let database = TestDatabase::new(Backend::Postgres).await;
+    let options = test_config(&database).pool_options();
+    let probe = Probe::over(store::connect(&database.url, &options).await.unwrap());
+    let first = spawn_app_over(database, probe.clone());
+    let second = spawn_app_on(first.database.shared()).await;
+    let (id, _, seats) = started_game(&first).await;
+    let mut streams = Vec::new();
+    for seat in &seats {
+        streams.push(EventStream::open(&first, &id, "", Some(&seat.token), None).await);
+    }
+    assert!(one_move(&first, &id, &seats, 0).await);
+    let warm = version(&first, &id, &seats[0]).await;
+    for stream in &mut streams {
+        stream.messages_through(warm).await;
+    }
+    // Whatever the streams' first reads were, they are over, and the notification came.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+
+    let before = probe.reads();
+    for turn in 1..5 {
+        assert!(one_move(&first, &id, &seats, turn).await);
+    }
+    let last = version(&first, &id, &seats[0]).await;
+    let mut streamed = Vec::new();
+    for stream in &mut streams {
+        streamed.push(stream.messages_through(last).await);
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        probe.reads(),
+        before,
+        "no read for the instance's own moves"
+    );
+    for (seat, streamed) in seats.iter().zip(streamed) {
+        let logged = numbered(first.events(&id, Some(&seat.token), warm).await);
+        assert_eq!(streamed, logged, "seat {}", seat.seat);
+    }
+
+    let (game_reads, log_reads) = probe.reads();
+    assert!(one_move(&second, &id, &seats, 5).await);
+    let moved = version(&second, &id, &seats[0]).await;
+    assert_eq!(streams[0].messages_through(moved).await.len(), 1);
+    let (game_reads_after, log_reads_after) = probe.reads();
+    assert!(game_reads_after > game_reads && log_reads_after > log_reads);
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_idle_stream_gets_a_keep_alive_comment_every_15_seconds() {

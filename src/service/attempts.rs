@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use uuid::Uuid;
 
-use crate::engine::{self, Command, Event, RuleError, Secrets, State, Timestamp};
+use crate::engine::{self, Command, Event, RuleError, Secrets, State, Status, Timestamp};
 use crate::service::cache::CachedGame;
 use crate::service::credentials::{Credential, random_bytes};
 use crate::service::notices::notices;
@@ -181,7 +181,8 @@ impl GameService {
     }
 
     /// Appends `write` to `game` through the group commit, with what it tells the accounts bound
-    /// to the game's seats; once it is stored, keeps the game as it left it, counts its events,
+    /// to the game's seats; once it is stored, hands its entries to this instance's streams of
+    /// the game, keeps the game as it left it, counts its events,
     /// queues the audit of a game it finished, applies its end to the ratings if it is rated, and
     /// answers.
     async fn commit<T>(&self, game: &CachedGame, mut write: Write<T>) -> Result<T, StoreError> {
@@ -210,7 +211,11 @@ impl GameService {
             write.update,
             write.idempotency,
         );
+        let version = game.record.version + write.events.len() as i64;
+        let own = self.store.changes().expect_own(record.id, version);
         let entries = self.commits.submit(append).await?;
+        self.hand_over(record.id, &entries, write.after.status);
+        own.handed_over();
         self.count(&write.events);
         if write
             .events
@@ -225,6 +230,18 @@ impl GameService {
         }
         self.remember(record, &entries, write.after);
         Ok(write.answer)
+    }
+
+    /// Gives the entries just committed to game `id` to this instance's streams of it, and wakes
+    /// them: they need not wait for the append's notification, nor read what it announces.
+    fn hand_over(&self, id: Uuid, entries: &[Entry], status: Status) {
+        let Some(last) = entries.last() else {
+            return;
+        };
+        let changes = self.store.changes();
+        self.shared_reads
+            .publish(id, entries, status, changes.current(id));
+        changes.wake_at(id, last.seq);
     }
 
     /// Keeps the game as a write left it: `record` (already with its new status and seat), moved

@@ -11,6 +11,10 @@
 //! reads the game row and the new entries, the others take them from there, so that one wake-up
 //! costs one read per game on each instance rather than one per stream. A stream that is further
 //! behind than the shared entries reach (it just opened, or resumed far back) reads on its own.
+//!
+//! The entries an append of this instance commits are handed to its streams of that game at
+//! once ([`SharedReads::publish`]): they need no read, and the append's notification, which says
+//! the version it reached, finds them already there.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
@@ -23,7 +27,7 @@ use uuid::Uuid;
 use crate::engine::{Status, Viewer};
 use crate::service::reads::entry_for;
 use crate::service::{GameService, ParsedLater, ServiceError};
-use crate::store::{Entry, Subscription};
+use crate::store::{Entry, Subscription, Wake};
 
 /// How often an idle stream gets a keep-alive, and re-checks its game in case a wake-up was lost.
 pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
@@ -45,7 +49,8 @@ const RECHECK_AGE: Duration = Duration::from_secs(5);
 /// What the latest shared read of a game found.
 #[derive(Debug, Default)]
 struct Recent {
-    /// The generation this read is current for, and when it was made (`None`: never read).
+    /// The wake-up generation this read is current for, and when it was made (`None`: never
+    /// read).
     fresh_for: Option<(u64, Instant)>,
     /// The game row's status then (`None` once the game is gone: cancelled).
     status: Option<Status>,
@@ -79,6 +84,36 @@ impl SharedReads {
             recent,
             reads: Arc::clone(self),
         }
+    }
+
+    /// Hands the entries that an append of this instance committed to game `id` (which left it
+    /// at `status`; `wake`: the hub's wake-ups of the game just before) to the streams of that
+    /// game here, if any. The append was made at the version before its first entry, so the
+    /// entries follow the game's log without a gap, whatever the shared read held. Skipped
+    /// (those streams then read, as for another instance's append) if a stream is reading the
+    /// game right now: a move's answer never waits for a read.
+    pub fn publish(&self, id: Uuid, entries: &[Entry], status: Status, wake: Wake) {
+        let Some(shared) = self.lock().get(&id).and_then(Weak::upgrade) else {
+            return;
+        };
+        let Ok(mut recent) = shared.try_lock() else {
+            return;
+        };
+        let (Some(first), Some(last)) = (entries.first(), entries.last()) else {
+            return;
+        };
+        if last.seq <= recent.version {
+            return;
+        }
+        if first.seq != recent.version + 1 {
+            recent.tail.clear();
+        }
+        recent.tail.extend_from_slice(entries);
+        let excess = recent.tail.len().saturating_sub(SHARED_TAIL as usize);
+        recent.tail.drain(..excess);
+        recent.version = last.seq;
+        recent.status = Some(status);
+        recent.fresh_for = Some((wake.generation, Instant::now()));
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, Weak<tokio::sync::Mutex<Recent>>>> {
@@ -212,18 +247,20 @@ impl LiveLog {
         }
     }
 
-    /// New entries from the game's shared read, refreshed first if a wake-up came since it was
-    /// made, or (for a keep-alive re-check) if it is older than [`RECHECK_AGE`]; a stream behind
-    /// what it holds reads on its own. `None` when the game is gone.
+    /// New entries from the game's shared read, refreshed first if a wake-up since it was made
+    /// may announce more than it holds, or (for a keep-alive re-check) if it is older than
+    /// [`RECHECK_AGE`]; a stream behind what it holds reads on its own. `None` when the game is
+    /// gone.
     async fn read_shared(&mut self) -> Result<Option<Vec<(i64, Value)>>, ServiceError> {
         let shared = Arc::clone(&self.shared.recent);
         let mut recent = shared.lock().await;
+        let wake = self.subscription.latest();
         let stale = recent.fresh_for.is_none_or(|(generation, at)| {
-            generation < self.subscription.seen() || at.elapsed() >= RECHECK_AGE
+            wake.outdates(generation, recent.version) || at.elapsed() >= RECHECK_AGE
         });
         if stale {
             // Taken before reading: a wake-up during the read makes the next reader read again.
-            let generation = self.subscription.latest();
+            let generation = wake.generation;
             self.refresh(&mut recent).await?;
             recent.fresh_for = Some((generation, Instant::now()));
         }

@@ -8,6 +8,13 @@
 //! every instance), and each instance holds one dedicated listening connection that feeds its
 //! hub; when that connection drops, the hub reconnects with back-off and then wakes every
 //! stream, since notifications sent meanwhile are lost.
+//!
+//! A wake-up may say which version the game reached (an append's notification carries it:
+//! `{id} {version}`), so that a stream that already holds that version (its instance made the
+//! append and handed its entries over at once) need not read; one that does not say (a cancel,
+//! a reconnection) always makes the streams read. The announcement of an append that this
+//! instance is still handing over ([`Changes::expect_own`]) is left to the hand-over, which may
+//! come after it: woken by the announcement, the streams would read what they are about to get.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
@@ -17,7 +24,8 @@ use sqlx::postgres::{PgConnectOptions, PgListener, PgPoolOptions};
 use tokio::sync::{oneshot, watch};
 use uuid::Uuid;
 
-/// The PostgreSQL channel that appends notify, with the game id as payload.
+/// The PostgreSQL channel that appends notify, with `{game id} {version}` as payload (or the
+/// game id alone, for a change without a version).
 pub const CHANNEL: &str = "golf_events";
 
 /// The `application_name` of the listening connection, so operators (and a test) can find it in
@@ -28,10 +36,31 @@ pub const LISTENER_APPLICATION_NAME: &str = "golf-server-listener";
 const BACKOFF_FIRST: Duration = Duration::from_millis(100);
 const BACKOFF_MAX: Duration = Duration::from_secs(5);
 
-/// The hub: one generation counter per game that somebody waits for.
+/// Where one game's wake-ups stand.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Wake {
+    /// Counts the wake-ups.
+    pub generation: u64,
+    /// The highest version a wake-up announced.
+    pub version: i64,
+    /// The generation of the last wake-up that announced no version.
+    pub unversioned: u64,
+}
+
+impl Wake {
+    /// Whether a read made at generation `read_at`, which saw the game at `version`, may miss
+    /// something a later wake-up announced.
+    pub fn outdates(&self, read_at: u64, version: i64) -> bool {
+        read_at < self.generation && (self.unversioned > read_at || self.version > version)
+    }
+}
+
+/// The hub: one [`Wake`] per game that somebody waits for.
 #[derive(Default)]
 pub struct Changes {
-    games: Mutex<HashMap<Uuid, watch::Sender<u64>>>,
+    games: Mutex<HashMap<Uuid, watch::Sender<Wake>>>,
+    /// This instance's appends on their way: (game, version it reaches) → how many.
+    own: Mutex<HashMap<(Uuid, i64), usize>>,
     /// Dropped with the hub, which stops its listening task.
     stop: Mutex<Option<oneshot::Sender<()>>>,
 }
@@ -64,7 +93,9 @@ impl Changes {
     /// Waits for changes of `game_id` from now on.
     pub fn subscribe(self: &Arc<Self>, game_id: Uuid) -> Subscription {
         let mut games = lock(&self.games);
-        let sender = games.entry(game_id).or_insert_with(|| watch::channel(0).0);
+        let sender = games
+            .entry(game_id)
+            .or_insert_with(|| watch::channel(Wake::default()).0);
         Subscription {
             receiver: Some(sender.subscribe()),
             seen: 0,
@@ -73,17 +104,90 @@ impl Changes {
         }
     }
 
-    /// Wakes every subscriber of `game_id` (none: nothing to do).
+    /// Where the wake-ups of `game_id` stand (the first [`Wake`] when nobody waits for it).
+    pub fn current(&self, game_id: Uuid) -> Wake {
+        lock(&self.games)
+            .get(&game_id)
+            .map_or(Wake::default(), |sender| *sender.borrow())
+    }
+
+    /// Wakes every subscriber of `game_id` (none: nothing to do), saying nothing of its version.
     pub fn wake(&self, game_id: Uuid) {
         if let Some(sender) = lock(&self.games).get(&game_id) {
-            sender.send_modify(|generation| *generation += 1);
+            sender.send_modify(unversioned);
+        }
+    }
+
+    /// Wakes every subscriber of `game_id`, which reached `version`.
+    pub fn wake_at(&self, game_id: Uuid, version: i64) {
+        if let Some(sender) = lock(&self.games).get(&game_id) {
+            sender.send_modify(|wake| {
+                wake.generation += 1;
+                wake.version = wake.version.max(version);
+            });
+        }
+    }
+
+    /// Wakes the subscribers of `game_id`, which an append brought to `version`, unless that
+    /// append is this instance's own and still being handed over.
+    pub fn announce(&self, game_id: Uuid, version: i64) {
+        if !lock(&self.own).contains_key(&(game_id, version)) {
+            self.wake_at(game_id, version);
+        }
+    }
+
+    /// Marks an append of this instance that will bring `game_id` to `version` as on its way,
+    /// until the returned mark is dropped: its announcement wakes nobody meanwhile. A mark
+    /// dropped without [`OwnAppend::handed_over`] (the append failed, or its outcome is
+    /// unknown) wakes the game's streams, in case it was written after all.
+    pub fn expect_own(self: &Arc<Self>, game_id: Uuid, version: i64) -> OwnAppend {
+        *lock(&self.own).entry((game_id, version)).or_default() += 1;
+        OwnAppend {
+            changes: Arc::clone(self),
+            key: (game_id, version),
+            handed_over: false,
         }
     }
 
     /// Wakes every subscriber of every game.
     pub fn wake_all(&self) {
         for sender in lock(&self.games).values() {
-            sender.send_modify(|generation| *generation += 1);
+            sender.send_modify(unversioned);
+        }
+    }
+}
+
+fn unversioned(wake: &mut Wake) {
+    wake.generation += 1;
+    wake.unversioned = wake.generation;
+}
+
+/// An append of this instance on its way ([`Changes::expect_own`]).
+pub struct OwnAppend {
+    changes: Arc<Changes>,
+    key: (Uuid, i64),
+    handed_over: bool,
+}
+
+impl OwnAppend {
+    /// The append's entries reached this instance's streams, which were woken.
+    pub fn handed_over(mut self) {
+        self.handed_over = true;
+    }
+}
+
+impl Drop for OwnAppend {
+    fn drop(&mut self) {
+        let mut own = lock(&self.changes.own);
+        if let Some(count) = own.get_mut(&self.key) {
+            *count -= 1;
+            if *count == 0 {
+                own.remove(&self.key);
+            }
+        }
+        drop(own);
+        if !self.handed_over {
+            self.changes.wake(self.key.0);
         }
     }
 }
@@ -97,7 +201,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// Interest in one game's changes; dropping it unsubscribes.
 pub struct Subscription {
-    receiver: Option<watch::Receiver<u64>>,
+    receiver: Option<watch::Receiver<Wake>>,
     /// The generation of the last wake-up [`Subscription::changed`] returned for.
     seen: u64,
     game_id: Uuid,
@@ -114,22 +218,21 @@ impl Subscription {
                 if receiver.changed().await.is_err() {
                     std::future::pending::<()>().await;
                 }
-                self.seen = *receiver.borrow_and_update();
+                self.seen = receiver.borrow_and_update().generation;
             }
             None => std::future::pending().await,
         }
     }
 
-    /// The generation of the last wake-up returned by [`Subscription::changed`].
-    pub fn seen(&self) -> u64 {
-        self.seen
-    }
-
-    /// The generation now (wake-ups not yet returned included).
-    pub fn latest(&self) -> u64 {
-        self.receiver
-            .as_ref()
-            .map_or(self.seen, |receiver| *receiver.borrow())
+    /// The wake-ups now (those not yet returned included).
+    pub fn latest(&self) -> Wake {
+        self.receiver.as_ref().map_or(
+            Wake {
+                generation: self.seen,
+                ..Wake::default()
+            },
+            |receiver| *receiver.borrow(),
+        )
     }
 }
 
@@ -182,9 +285,10 @@ async fn listen(pool: sqlx::PgPool, changes: Weak<Changes>, mut stop: oneshot::R
                 return;
             };
             match received {
-                Ok(Some(notification)) => match notification.payload().parse::<Uuid>() {
-                    Ok(game_id) => changes.wake(game_id),
-                    Err(_) => tracing::warn!("a notification on golf_events without a game id"),
+                Ok(Some(notification)) => match parse_payload(notification.payload()) {
+                    Some((game_id, Some(version))) => changes.announce(game_id, version),
+                    Some((game_id, None)) => changes.wake(game_id),
+                    None => tracing::warn!("a notification on golf_events without a game id"),
                 },
                 Ok(None) => {
                     tracing::warn!("the listening connection dropped: reconnecting");
@@ -196,6 +300,14 @@ async fn listen(pool: sqlx::PgPool, changes: Weak<Changes>, mut stop: oneshot::R
                 }
             }
         }
+    }
+}
+
+/// The game id and version of a notification's payload: `{id} {version}` or `{id}`.
+fn parse_payload(payload: &str) -> Option<(Uuid, Option<i64>)> {
+    match payload.split_once(' ') {
+        Some((id, version)) => Some((id.parse().ok()?, Some(version.parse().ok()?))),
+        None => Some((payload.parse().ok()?, None)),
     }
 }
 
@@ -240,5 +352,33 @@ mod tests {
         assert!(lock(&changes.games).contains_key(&game));
         drop(second);
         assert!(lock(&changes.games).is_empty());
+    }
+
+    #[tokio::test]
+    async fn an_announcement_of_an_own_append_waits_for_its_hand_over() {
+        let changes = Changes::in_process();
+        let game = Uuid::new_v4();
+        let mut stream = changes.subscribe(game);
+        let read_at = changes.current(game).generation;
+        let own = changes.expect_own(game, 7);
+        // The database announces version 7 before the instance handed it over: nobody wakes.
+        changes.announce(game, 7);
+        assert_eq!(changes.current(game).generation, read_at);
+        changes.wake_at(game, 7);
+        own.handed_over();
+        stream.changed().await;
+        let wake = stream.latest();
+        assert!(
+            !wake.outdates(read_at, 7),
+            "a read that holds version 7 is current"
+        );
+        assert!(wake.outdates(read_at, 6));
+        // An append that fails, or whose outcome is unknown, wakes the streams to read.
+        drop(changes.expect_own(game, 8));
+        stream.changed().await;
+        assert!(stream.latest().outdates(wake.generation, 7));
+        assert!(parse_payload(&format!("{game} 8")) == Some((game, Some(8))));
+        assert!(parse_payload(&game.to_string()) == Some((game, None)));
+        assert!(parse_payload("x 8").is_none() && parse_payload(&format!("{game} x")).is_none());
     }
 }

@@ -90,7 +90,8 @@ impl PgStore {
 /// accounts about a twentieth): in username order when the plan is a nested loop over `c`, in
 /// the table's order when it hashes `c` (a small table); two batches that met two accounts in
 /// opposite orders would deadlock, and one of them would be written again the same way.
-/// `pg_notify` in the same statement costs no round trip; the notifications leave on commit.
+/// `pg_notify` in the same statement costs no round trip; the notifications leave on commit,
+/// each game's with the version its head reached.
 const APPEND: &str = "\
     WITH head AS ( \
         UPDATE games SET version = g.version, head_hash = decode(g.head_hash, 'hex'), \
@@ -101,7 +102,7 @@ const APPEND: &str = "\
                 head_hash text, status text, projection integer, joined integer, \
                 deadline_at timestamptz) \
         WHERE games.id = g.id AND games.version = g.expected AND games.status <> 'cancelled' \
-        RETURNING games.id), \
+        RETURNING games.id, games.version), \
     appended AS ( \
         INSERT INTO events (game_id, seq, type, data, at, salt, hash) \
         SELECT e.game_id, e.seq, e.type, e.data, e.at, decode(e.salt, 'hex'), \
@@ -161,7 +162,8 @@ const APPEND: &str = "\
         FROM noticed AS n JOIN numbered AS b ON b.username = n.account), \
     woken AS MATERIALIZED ( \
         SELECT pg_notify('golf_events', wake) FROM (SELECT DISTINCT wake FROM noticed) AS w) \
-    SELECT id FROM head, LATERAL (SELECT pg_notify('golf_events', id::text)) AS notified \
+    SELECT id FROM head, \
+        LATERAL (SELECT pg_notify('golf_events', id::text || ' ' || version)) AS notified \
     WHERE (SELECT count(*) FROM woken) >= 0";
 
 impl Backend for Postgres {

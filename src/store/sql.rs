@@ -191,6 +191,13 @@ impl<DB: Backend> SqlStore<DB> {
         }
     }
 
+    /// [`SqlStore::announce`] of an append that brought `game_id` to `version`.
+    fn announce_at(&self, game_id: Uuid, version: i64) {
+        if !DB::NOTIFIES_ON_COMMIT {
+            self.changes.announce(game_id, version);
+        }
+    }
+
     /// Writes `appends` in one batch, answering for each whether it was written. When the
     /// database refused the batch because of one game (its taken seat or recorded key:
     /// `Conflict`; another writer holding its row past `lock_timeout`: `Busy`), nothing was
@@ -348,7 +355,8 @@ where
                 let (entries, _) = sealed?;
                 match written.next() {
                     Some(Ok(true)) => {
-                        self.announce(append.game_id);
+                        let version = entries.last().map_or(append.head.version, |e| e.seq);
+                        self.announce_at(append.game_id, version);
                         for event in &append.update.account_events {
                             self.announce(wake_key(&event.account));
                         }

@@ -6,6 +6,7 @@ pub mod cluster;
 pub mod contract;
 pub mod load;
 pub mod openapi;
+pub mod probe;
 pub mod process;
 pub mod sse;
 pub mod webhooks;
