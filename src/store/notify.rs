@@ -49,9 +49,11 @@ pub struct Wake {
 
 impl Wake {
     /// Whether a read made at generation `read_at`, which saw the game at `version`, may miss
-    /// something a later wake-up announced.
+    /// something a wake-up announced: a version beyond it (whenever it was announced: another
+    /// instance's append can be announced before this instance hands over its own, older one),
+    /// or a wake-up since that said no version.
     pub fn outdates(&self, read_at: u64, version: i64) -> bool {
-        read_at < self.generation && (self.unversioned > read_at || self.version > version)
+        self.version > version || self.unversioned > read_at
     }
 }
 
@@ -373,10 +375,20 @@ mod tests {
             "a read that holds version 7 is current"
         );
         assert!(wake.outdates(read_at, 6));
-        // An append that fails, or whose outcome is unknown, wakes the streams to read.
-        drop(changes.expect_own(game, 8));
+        // Another instance's newer append, announced before a hand-over of version 7 that took
+        // the generation after it, still outdates what was handed over.
+        changes.announce(game, 8);
+        assert!(
+            changes
+                .current(game)
+                .outdates(changes.current(game).generation, 7)
+        );
         stream.changed().await;
-        assert!(stream.latest().outdates(wake.generation, 7));
+        let wake = stream.latest();
+        // An append that fails, or whose outcome is unknown, wakes the streams to read.
+        drop(changes.expect_own(game, 9));
+        stream.changed().await;
+        assert!(stream.latest().outdates(wake.generation, 8));
         assert!(parse_payload(&format!("{game} 8")) == Some((game, Some(8))));
         assert!(parse_payload(&game.to_string()) == Some((game, None)));
         assert!(parse_payload("x 8").is_none() && parse_payload(&format!("{game} x")).is_none());
