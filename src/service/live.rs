@@ -9,8 +9,10 @@
 //!
 //! The streams of one game on one instance share their reads ([`SharedReads`]): the first woken
 //! reads the game row and the new entries, the others take them from there, so that one wake-up
-//! costs one read per game on each instance rather than one per stream. A stream that is further
-//! behind than the shared entries reach (it just opened, or resumed far back) reads on its own.
+//! costs one read per game on each instance rather than one per stream. A stream that opens
+//! starts from the shared read too (the streams of a game opened together read it once), unless
+//! it asks for entries further back than the shared ones reach: then, as any stream that far
+//! behind, it reads on its own.
 //!
 //! The entries an append of this instance commits are handed to its streams of that game at
 //! once ([`SharedReads::publish`]): they need no read, and the append's notification, which says
@@ -160,9 +162,10 @@ pub struct LiveLog {
     last: i64,
     /// The game finished: no entry can follow the ones read, so no need to look again.
     finished: bool,
-    /// Read the log on its own before waiting (just opened, or more pages to read).
+    /// Read the log on its own before waiting (more pages to read).
     dirty: bool,
-    /// Look at the shared read before waiting (woken, or re-checking at a keep-alive).
+    /// Look at the shared read before waiting (just opened, woken, or re-checking at a
+    /// keep-alive).
     woken: bool,
     subscription: Subscription,
     shared: SharedRead,
@@ -193,8 +196,8 @@ impl GameService {
             viewer: credential.viewer(),
             last: after,
             finished: false,
-            dirty: true,
-            woken: false,
+            dirty: false,
+            woken: true,
             subscription,
             shared: self.shared_reads.of(id),
             next_keep_alive: Instant::now() + KEEP_ALIVE,
