@@ -3,6 +3,8 @@
 //! Every instance counts its own requests; Prometheus sums them across instances, so nothing
 //! here needs to be shared between servers.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use actix_web::Error;
@@ -21,6 +23,7 @@ pub struct Metrics {
     registry: Registry,
     requests: IntCounterVec,
     latency: HistogramVec,
+    activity: Activity,
 }
 
 impl Metrics {
@@ -50,6 +53,7 @@ impl Metrics {
             registry,
             requests,
             latency,
+            activity: Activity::default(),
         };
         metrics.register(metrics.requests.clone());
         metrics.register(metrics.latency.clone());
@@ -94,6 +98,7 @@ impl Metrics {
             ),
             moves,
             seats_taken_by_bots,
+            activity: self.activity.clone(),
             waiting_games_expired: counter(
                 "golf_waiting_games_expired_total",
                 "Waiting games cancelled for want of players",
@@ -150,6 +155,24 @@ pub struct GameMetrics {
     pub waiting_games_expired: IntCounter,
     /// Finished games' logs replayed by the audit worker.
     pub audits_replayed: IntCounter,
+    /// The requests this process has begun.
+    pub activity: Activity,
+}
+
+/// A count of the requests this process has begun, by which background work that shares the
+/// cores with the request workers (analyses) sees whether they are busy.
+#[derive(Clone, Default)]
+pub struct Activity(Arc<AtomicU64>);
+
+impl Activity {
+    /// The requests begun so far.
+    pub fn begun(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn begin(&self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
 }
 
 impl Default for Metrics {
@@ -178,6 +201,9 @@ pub async fn track_requests(
 ) -> Result<ServiceResponse<impl MessageBody>, Error> {
     let started = Instant::now();
     let metrics = request.app_data::<Data<Metrics>>().cloned();
+    if let Some(metrics) = &metrics {
+        metrics.activity.begin();
+    }
     let method = method_label(request.method());
     let response = next.call(request).await?;
     if let Some(metrics) = metrics {

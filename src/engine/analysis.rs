@@ -133,6 +133,16 @@ pub enum AnalysisError {
 /// The analysis of the finished game whose whole log is `log`, at `samples` determinizations a
 /// decision ([`ANALYSIS_SAMPLES`] on the server).
 pub fn analyze(log: &[LoggedEvent], samples: usize) -> Result<Analysis, AnalysisError> {
+    analyze_paced(log, samples, || {})
+}
+
+/// [`analyze`], calling `between` after each decision judged: the server's analysis threads
+/// rest there while requests are being answered.
+pub fn analyze_paced(
+    log: &[LoggedEvent],
+    samples: usize,
+    mut between: impl FnMut(),
+) -> Result<Analysis, AnalysisError> {
     let Some(Event::GameEnded { seed, .. }) = log.last().map(|entry| &entry.event) else {
         return Err(AnalysisError::NotFinished);
     };
@@ -143,6 +153,7 @@ pub fn analyze(log: &[LoggedEvent], samples: usize) -> Result<Analysis, Analysis
         if let Some((seat, played)) = decision_of(&state, &entry.event, after_reshuffle) {
             let seed = decision_seed(seed, entry.seq);
             decisions.extend(judge(&state, seat, played, entry.seq, samples, seed));
+            between();
         }
         after_reshuffle = matches!(entry.event, Event::StockReshuffled { .. });
         apply(&mut state, &entry.event, entry.at);

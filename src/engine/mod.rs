@@ -74,7 +74,7 @@ mod turn;
 pub mod view;
 
 pub use analysis::{
-    Analysis, AnalysisError, AnalysisStatus, Decision, Label, SeatAnalysis, analyze,
+    Analysis, AnalysisError, AnalysisStatus, Decision, Label, SeatAnalysis, analyze, analyze_paced,
 };
 pub use apply::{apply, execute};
 pub use bot_kind::BotKind;

@@ -4,16 +4,23 @@
 //! first thread also sweeps the database for finished games with none stored (after a restart,
 //! or when the queue was full), when it starts and whenever it has been idle for
 //! [`SWEEP_EVERY`]. Each game is analysed once: the first stored analysis stands.
+//!
+//! The lowest priority does not keep an analysis from slowing the requests: on these virtual
+//! machines a core the threads keep busy is a core the host no longer gives the workers, and 64
+//! games flat out moved a seventh slower with one analysis thread at work (docs/SCALING.md). So
+//! a thread rests between decisions while requests keep coming ([`Pacer`]): it takes at most
+//! [`BUSY_SHARE`] of a core while the server is busy, and a whole one when it is quiet.
 
 use std::collections::HashSet;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError, sync_channel};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use uuid::Uuid;
 
 use crate::engine::analysis::ANALYSIS_SAMPLES;
-use crate::engine::{LoggedEvent, Status, analyze};
+use crate::engine::{LoggedEvent, Status, analyze_paced};
+use crate::metrics::Activity;
 use crate::service::audit_worker::{OpenStore, lower_priority};
 use crate::store::codec::entry_event;
 use crate::store::{self, EventStore, StoreError};
@@ -23,6 +30,9 @@ pub const BACKLOG: usize = 256;
 
 /// How long the sweeping thread waits for work before it looks for unanalysed games.
 pub const SWEEP_EVERY: Duration = Duration::from_secs(60);
+
+/// The share of a core an analysis thread takes while requests are being answered.
+pub const BUSY_SHARE: f64 = 0.1;
 
 /// The games queued or being analysed, so that a game is queued once.
 type Pending = Arc<Mutex<HashSet<Uuid>>>;
@@ -43,8 +53,9 @@ impl AnalysisWorker {
     }
 
     /// Starts `threads` analysis threads (0: analyses are off), each opening its connection
-    /// with `open` when it first needs one (and again after a failure).
-    pub fn start(threads: usize, open: OpenStore) -> AnalysisWorker {
+    /// with `open` when it first needs one (and again after a failure), and resting while
+    /// `activity` shows requests being answered.
+    pub fn start(threads: usize, open: OpenStore, activity: Activity) -> AnalysisWorker {
         if threads == 0 {
             return AnalysisWorker::off();
         }
@@ -57,6 +68,7 @@ impl AnalysisWorker {
                 queue: Arc::clone(&queue),
                 sweeper: (index == 0).then(|| jobs.clone()),
                 pending: Arc::clone(&pending),
+                activity: activity.clone(),
             };
             let started = std::thread::Builder::new()
                 .name(format!("golf-analysis-{index}"))
@@ -111,6 +123,7 @@ struct Thread {
     /// The first thread's way to queue the games its sweeps find.
     sweeper: Option<SyncSender<Uuid>>,
     pending: Pending,
+    activity: Activity,
 }
 
 impl Thread {
@@ -202,11 +215,85 @@ impl Thread {
                 })
             })
             .collect();
+        let mut pacer = Pacer::new(&self.activity);
         let analysis = log.map_err(StoreError::Corrupt).and_then(|log| {
-            analyze(&log, ANALYSIS_SAMPLES).map_err(|e| StoreError::Corrupt(e.to_string()))
+            analyze_paced(&log, ANALYSIS_SAMPLES, || pacer.rest_if_busy())
+                .map_err(|e| StoreError::Corrupt(e.to_string()))
         })?;
         let json =
             serde_json::to_string(&analysis).map_err(|e| StoreError::Corrupt(e.to_string()))?;
         store.record_analysis(id, &json).await
+    }
+}
+
+/// Holds an analysis thread to [`BUSY_SHARE`] of a core while the server is busy: while
+/// requests begin at [`BUSY_RATE`] a second or more, measured over at least [`BUSY_WINDOW`] (a
+/// client polling for its analysis is not load).
+struct Pacer<'a> {
+    activity: &'a Activity,
+    begun: u64,
+    since: Instant,
+}
+
+/// The rate of requests at which the server counts as busy, per second.
+const BUSY_RATE: f64 = 100.0;
+
+/// The shortest span over which the rate of requests is measured.
+const BUSY_WINDOW: Duration = Duration::from_millis(50);
+
+impl<'a> Pacer<'a> {
+    fn new(activity: &'a Activity) -> Self {
+        Pacer {
+            activity,
+            begun: activity.begun(),
+            since: Instant::now(),
+        }
+    }
+
+    /// Called after each decision: once a window has passed, rests for [`Pacer::rest`].
+    fn rest_if_busy(&mut self) {
+        let now = Instant::now();
+        if now.saturating_duration_since(self.since) < BUSY_WINDOW {
+            return;
+        }
+        let rest = self.rest(now);
+        if !rest.is_zero() {
+            std::thread::sleep(rest);
+        }
+        self.begun = self.activity.begun();
+        self.since = Instant::now();
+    }
+
+    /// How long to rest at `now`, after judging since the last rest: nothing if requests began
+    /// meanwhile at less than [`BUSY_RATE`], else long enough that the judging is
+    /// [`BUSY_SHARE`] of the whole.
+    fn rest(&self, now: Instant) -> Duration {
+        let worked = now.saturating_duration_since(self.since);
+        let begun = self.activity.begun().saturating_sub(self.begun);
+        if (begun as f64) < BUSY_RATE * worked.as_secs_f64() {
+            return Duration::ZERO;
+        }
+        worked.mul_f64(1.0 / BUSY_SHARE - 1.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_thread_rests_nine_times_its_work_only_while_requests_keep_coming() {
+        let activity = Activity::default();
+        let pacer = Pacer::new(&activity);
+        let judged = pacer.since + Duration::from_millis(100);
+        assert_eq!(pacer.rest(judged), Duration::ZERO, "a quiet server");
+        (0..9).for_each(|_| activity.begin());
+        assert_eq!(pacer.rest(judged), Duration::ZERO, "a client polling");
+        activity.begin();
+        let rest = pacer.rest(judged);
+        assert!(
+            rest.abs_diff(Duration::from_millis(900)) < Duration::from_micros(1),
+            "{rest:?}"
+        );
     }
 }

@@ -157,7 +157,11 @@ impl GameService {
     /// that `open` opens (0: analyses are off, as they are by default).
     pub fn with_analyses(self, threads: usize, open: OpenStore) -> Self {
         GameService {
-            analyses: Arc::new(AnalysisWorker::start(threads, open)),
+            analyses: Arc::new(AnalysisWorker::start(
+                threads,
+                open,
+                self.metrics.activity.clone(),
+            )),
             ..self
         }
     }
