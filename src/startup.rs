@@ -165,7 +165,7 @@ fn serve(
 }
 
 /// Opens the audit worker's own connection to the database: one, listening for no change.
-fn audit_store(config: &Config) -> OpenStore {
+pub(crate) fn audit_store(config: &Config) -> OpenStore {
     let url = config.database_url.clone();
     let options = PoolOptions {
         max_connections: 1,

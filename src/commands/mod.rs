@@ -1,14 +1,16 @@
 //! The entry points: the command line of `golf-server` and its commands, `serve` (the default),
-//! `openapi`, `simulate`, `check-db`, `verify` and `analyze`.
+//! `openapi`, `simulate`, `check-db`, `verify`, `analyze` and `fill`.
 //!
 //! - `mod.rs`: parsing the command line, and running the chosen command;
 //! - [`check_db`]: the audit of every stored game;
 //! - [`verify`]: the offline audit of an exported log;
 //! - [`analyze`]: the offline analysis of an exported finished game;
-//! - [`simulate`]: bot games played in-process.
+//! - [`simulate`]: bot games played in-process;
+//! - [`fill`]: a large database, for measuring requests on it.
 
 pub mod analyze;
 pub mod check_db;
+pub mod fill;
 pub mod simulate;
 pub mod verify;
 
@@ -53,6 +55,29 @@ enum Command {
     /// GET /v1/games/{id}/analysis gives them. Exits 0 when analysed, 1 when the game is not
     /// finished, 2 when unreadable.
     Analyze(VerifyArgs),
+    /// Fill the database named by DATABASE_URL with games written as the API writes them, to
+    /// measure requests on a large database: one-hole games finished by bots (a tenth with an
+    /// account's seat), games in progress of accounts, and waiting games in the lobby.
+    Fill(FillArgs),
+}
+
+#[derive(Args)]
+struct FillArgs {
+    /// Finished games.
+    #[arg(long, default_value_t = 1_000_000)]
+    finished: u64,
+    /// Games in progress (an account's seat and an anonymous one, at their initial reveal).
+    #[arg(long, default_value_t = 10_000)]
+    playing: u64,
+    /// Waiting public games, with one seat taken.
+    #[arg(long, default_value_t = 10_000)]
+    waiting: u64,
+    /// Accounts that the games with account seats share.
+    #[arg(long, default_value_t = 100)]
+    accounts: u64,
+    /// Games written at once.
+    #[arg(long, default_value_t = 64)]
+    concurrency: u64,
 }
 
 #[derive(Args)]
@@ -114,7 +139,37 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::CheckDb => check_db(),
         Command::Verify(args) => verify::run(&args.file, args.json),
         Command::Analyze(args) => analyze::run(&args.file, args.json),
+        Command::Fill(args) => fill(args),
     }
+}
+
+fn fill(args: FillArgs) -> ExitCode {
+    let Some((config, runtime)) = prepare() else {
+        return ExitCode::FAILURE;
+    };
+    let plan = fill::FillPlan {
+        finished: args.finished,
+        playing: args.playing,
+        waiting: args.waiting,
+        accounts: args.accounts,
+        concurrency: args.concurrency,
+    };
+    runtime.block_on(async {
+        let store = match store::connect(&config.database_url, &config.pool_options()).await {
+            Ok(store) => store,
+            Err(error) => {
+                eprintln!("golf-server: cannot open the database named by DATABASE_URL: {error}");
+                return ExitCode::FAILURE;
+            }
+        };
+        match fill::run(store, crate::startup::audit_store(&config), plan).await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("golf-server: the fill stopped: {error}");
+                ExitCode::FAILURE
+            }
+        }
+    })
 }
 
 fn simulate(args: SimulateArgs) -> ExitCode {
