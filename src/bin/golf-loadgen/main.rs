@@ -96,6 +96,10 @@ struct Args {
     /// same for the same game, seat and move in every run).
     #[arg(long, value_name = "MIN-MAX", value_parser = parse_think)]
     think_ms: Option<(u64, u64)>,
+    /// Start the concurrent games one after another, evenly over this many seconds, as players
+    /// who arrive over time rather than all in the same instant (moves and players modes).
+    #[arg(long, value_name = "SECONDS")]
+    ramp_s: Option<f64>,
     /// Seconds one request may take before it counts as a transport error and is retried.
     #[arg(long, default_value_t = 30.0)]
     timeout: f64,
@@ -147,6 +151,12 @@ fn validate(args: &Args) -> Result<(), String> {
     let positive = |value: f64| value.is_finite() && value > 0.0;
     if args.duration.is_some_and(|seconds| !positive(seconds)) {
         return Err("--duration must be a positive number of seconds".to_owned());
+    }
+    if args.ramp_s.is_some_and(|seconds| !positive(seconds)) {
+        return Err("--ramp-s must be a positive number of seconds".to_owned());
+    }
+    if args.ramp_s.is_some() && (args.mode == Mode::Views || args.resume.is_some()) {
+        return Err("--ramp-s is for games created in moves and players modes".to_owned());
     }
     if !positive(args.timeout) {
         return Err("--timeout must be a positive number of seconds".to_owned());
@@ -237,16 +247,29 @@ fn spawn_workers(
                 .get(worker)
                 .cloned()
                 .unwrap_or_else(|| Arc::new([]));
+            let start = Duration::from_secs_f64(
+                args.ramp_s.unwrap_or(0.0) * worker as f64 / f64::from(args.games),
+            );
             match (&resumed, args.mode) {
                 (Some(games), _) => tokio::spawn(modes::resume(client, games.clone())),
-                (None, Mode::Moves) => tokio::spawn(modes::moves(client, plan, accounts)),
+                (None, Mode::Moves) => {
+                    tokio::spawn(after(start, modes::moves(client, plan, accounts)))
+                }
                 (None, Mode::Views) => {
                     tokio::spawn(modes::views(client, plan, accounts, ready.clone()))
                 }
-                (None, Mode::Players) => tokio::spawn(modes::players(client, plan, accounts)),
+                (None, Mode::Players) => {
+                    tokio::spawn(after(start, modes::players(client, plan, accounts)))
+                }
             }
         })
         .collect()
+}
+
+/// `work`, begun after `start` (`--ramp-s`).
+async fn after(start: Duration, work: impl Future<Output = ()>) {
+    tokio::time::sleep(start).await;
+    work.await;
 }
 
 /// `--accounts`: one account per seat of each worker's games, signed up a few dozen at a time
