@@ -212,6 +212,8 @@ impl Backend for Postgres {
             DELETE FROM create_idempotency WHERE key IN \
                 (SELECT key FROM create_idempotency \
                  WHERE created_at <= now() - make_interval(secs => $1) LIMIT $2)",
+        // ORDER BY names the table's columns: the bare `created_at` would be the text alias,
+        // which no index serves (every waiting game was read and sorted for each page).
         list_waiting: "\
             SELECT id, \
                 to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') \
@@ -219,7 +221,7 @@ impl Backend for Postgres {
                 version, seats, players, projection \
             FROM games \
             WHERE status = 'waiting' AND NOT private AND NOT stacked AND players < seats \
-            ORDER BY created_at DESC, id DESC LIMIT $1",
+            ORDER BY games.created_at DESC, games.id DESC LIMIT $1",
         list_waiting_after: "\
             SELECT id, \
                 to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') \
@@ -228,7 +230,7 @@ impl Backend for Postgres {
             FROM games \
             WHERE status = 'waiting' AND NOT private AND NOT stacked AND players < seats \
                 AND (created_at, id) < ($2::timestamptz, $3) \
-            ORDER BY created_at DESC, id DESC LIMIT $1",
+            ORDER BY games.created_at DESC, games.id DESC LIMIT $1",
         overdue_games: "\
             SELECT id FROM games WHERE deadline_at IS NOT NULL AND deadline_at <= $1::timestamptz \
             ORDER BY deadline_at LIMIT $2",
