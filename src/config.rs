@@ -10,6 +10,7 @@ use std::time::Duration;
 use thiserror::Error;
 
 use crate::engine::TURN_TIMEOUT_S;
+use crate::service::DEFAULT_CACHED_GAMES;
 use crate::store::PoolOptions;
 
 mod http;
@@ -67,6 +68,9 @@ pub struct Config {
     /// `GOLF_ANALYSIS_THREADS`: threads that analyse finished games, at the lowest priority
     /// (default 1; 0 turns analyses off).
     pub analysis_threads: usize,
+    /// `GOLF_CACHED_GAMES`: the games whose state each instance keeps in memory (16,384): at
+    /// least the games in play on it, or most moves and views load their game first.
+    pub cached_games: usize,
     /// What the HTTP edge allows: limits, proxies, CORS, slow clients.
     pub http: HttpSettings,
     /// How webhooks are delivered.
@@ -154,6 +158,7 @@ impl Config {
         let seek_expiry_s = parse_number(&lookup, "GOLF_SEEK_EXPIRY_S", DEFAULT_SEEK_EXPIRY_S)?;
         let sweep_interval_ms = parse_number(&lookup, "GOLF_SWEEP_INTERVAL_MS", 1000)?;
         let analysis_threads = parse_count(&lookup, "GOLF_ANALYSIS_THREADS", 1)?;
+        let cached_games = parse_number(&lookup, "GOLF_CACHED_GAMES", DEFAULT_CACHED_GAMES as u32)?;
 
         let http = http::http_settings(&lookup)?;
         let webhooks = webhook_settings(&lookup)?;
@@ -172,6 +177,7 @@ impl Config {
             seek_expiry: Duration::from_secs(u64::from(seek_expiry_s)),
             sweep_interval: Duration::from_millis(u64::from(sweep_interval_ms)),
             analysis_threads: analysis_threads as usize,
+            cached_games: cached_games as usize,
             http,
             webhooks,
         })
@@ -454,6 +460,15 @@ mod tests {
                 "{err}"
             );
         }
+    }
+
+    #[test]
+    fn the_cache_holds_16384_games_unless_told_and_never_none() {
+        assert_eq!(config_with(&[]).unwrap().cached_games, 16_384);
+        let larger = config_with(&[("GOLF_CACHED_GAMES", "50000")]).unwrap();
+        assert_eq!(larger.cached_games, 50_000);
+        let refused = config_with(&[("GOLF_CACHED_GAMES", "0")]).unwrap_err();
+        assert_eq!(refused.var, "GOLF_CACHED_GAMES");
     }
 
     #[test]

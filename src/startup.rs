@@ -85,6 +85,7 @@ impl Application {
         let stopping = CancellationToken::new();
         let service = GameService::new(store, metrics.games(), audit_store(config))
             .with_clock(clock)
+            .with_cached_games(config.cached_games)
             .with_default_turn_timeout(config.turn_timeout_s)
             .with_analyses(config.analysis_threads, audit_store(config))
             .with_webhooks(Webhooks::new(

@@ -99,8 +99,10 @@ pub use precedence::ParsedLater;
 pub use timeouts::Swept;
 pub use writes::{JoinRequest, MoveCommand, NewGameRequest};
 
-/// Games whose decoded state an instance keeps by default (a few kilobytes each).
-pub const DEFAULT_CACHED_GAMES: usize = 4096;
+/// Games whose decoded state an instance keeps by default (a few kilobytes each): more than the
+/// games in play on a busy instance. At 4,096, 5,000 games in play missed the cache on most
+/// moves and views, and moves waited 300 ms for the loads (docs/SCALING.md).
+pub const DEFAULT_CACHED_GAMES: usize = 16_384;
 
 /// The use cases, over one store.
 #[derive(Clone)]
@@ -162,6 +164,14 @@ impl GameService {
                 open,
                 self.metrics.activity.clone(),
             )),
+            ..self
+        }
+    }
+
+    /// This service, keeping the states of up to `games` games.
+    pub fn with_cached_games(self, games: usize) -> Self {
+        GameService {
+            cache: Arc::new(StateCache::new(games)),
             ..self
         }
     }

@@ -305,6 +305,7 @@ pub fn test_config(database: &TestDatabase) -> Config {
         seek_expiry: Duration::from_secs(600),
         sweep_interval: Duration::from_secs(1),
         analysis_threads: 1,
+        cached_games: golf_server::service::DEFAULT_CACHED_GAMES,
         // Every test client comes from 127.0.0.1: one test holds a thousand streams, others
         // create, export and replay games by the hundred. tests/api_limits checks the defaults.
         http: HttpSettings {
