@@ -329,7 +329,11 @@ impl Seat {
         }
         let body = choose(view, seat, legal, turn);
         let hole = view["hole"].as_u64();
-        match client.play(game, seat, &body, Some(version), hole).await {
+        // Every seat reveals at once: the others' reveals move the version under this seat's
+        // view without changing what it may reveal, so its reveal expects no version (with one,
+        // the slower seat got 412 and sent it again).
+        let expected = (view["stage"] != "reveal").then_some(version);
+        match client.play(game, seat, &body, expected, hole).await {
             Some(Answer::Ok(answer)) => {
                 let seq = answer["version"].as_i64().unwrap_or(0);
                 for lag in self.deliveries.acked(seq, seat) {
