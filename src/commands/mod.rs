@@ -15,6 +15,7 @@ pub mod simulate;
 pub mod verify;
 
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand};
 
@@ -22,8 +23,8 @@ use crate::commands::simulate::{BotRating, SimulateOptions};
 use crate::config::Config;
 use crate::engine::{BotKind, RulesInput};
 use crate::startup::Application;
-use crate::store;
 use crate::store::ratings::bot_account;
+use crate::store::{self, EventStore};
 use crate::{api, telemetry};
 
 /// The command line of `golf-server`.
@@ -155,12 +156,8 @@ fn fill(args: FillArgs) -> ExitCode {
         concurrency: args.concurrency,
     };
     runtime.block_on(async {
-        let store = match store::connect(&config.database_url, &config.pool_options()).await {
-            Ok(store) => store,
-            Err(error) => {
-                eprintln!("golf-server: cannot open the database named by DATABASE_URL: {error}");
-                return ExitCode::FAILURE;
-            }
+        let Some(store) = open_database(&config).await else {
+            return ExitCode::FAILURE;
         };
         match fill::run(store, crate::startup::audit_store(&config), plan).await {
             Ok(()) => ExitCode::SUCCESS,
@@ -213,18 +210,25 @@ fn simulate(args: SimulateArgs) -> ExitCode {
     }
 }
 
+/// The store at `DATABASE_URL` (migrated), or `None` after saying why it cannot be opened.
+async fn open_database(config: &Config) -> Option<Arc<dyn EventStore>> {
+    match store::connect(&config.database_url, &config.pool_options()).await {
+        Ok(store) => Some(store),
+        Err(error) => {
+            eprintln!("golf-server: cannot open the database named by DATABASE_URL: {error}");
+            None
+        }
+    }
+}
+
 /// Stores `ratings` as the ratings of the bots' accounts; whether it did.
 fn seed_ratings(ratings: &[BotRating]) -> bool {
     let Some((config, runtime)) = prepare() else {
         return false;
     };
     runtime.block_on(async {
-        let store = match store::connect(&config.database_url, &config.pool_options()).await {
-            Ok(store) => store,
-            Err(error) => {
-                eprintln!("golf-server: cannot open the database named by DATABASE_URL: {error}");
-                return false;
-            }
+        let Some(store) = open_database(&config).await else {
+            return false;
         };
         for rated in ratings {
             let account = bot_account(rated.bot.name());
@@ -249,12 +253,8 @@ fn check_db() -> ExitCode {
         return ExitCode::FAILURE;
     };
     runtime.block_on(async {
-        let store = match store::connect(&config.database_url, &config.pool_options()).await {
-            Ok(store) => store,
-            Err(error) => {
-                eprintln!("golf-server: cannot open the database named by DATABASE_URL: {error}");
-                return ExitCode::FAILURE;
-            }
+        let Some(store) = open_database(&config).await else {
+            return ExitCode::FAILURE;
         };
         match check_db::check_database(store.as_ref()).await {
             Ok(report) => {
