@@ -14,7 +14,8 @@ use actix_web::http::Method;
 use actix_web::middleware::Next;
 use actix_web::web::Data;
 use prometheus::{
-    Encoder, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, Opts, Registry, TextEncoder,
+    Encoder, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, Opts, Registry,
+    TextEncoder,
 };
 
 /// The process's metrics.
@@ -23,6 +24,7 @@ pub struct Metrics {
     registry: Registry,
     requests: IntCounterVec,
     latency: HistogramVec,
+    open_streams: IntGauge,
     activity: Activity,
 }
 
@@ -49,14 +51,21 @@ impl Metrics {
             &["method", "route"],
         )
         .expect("static metric definition");
+        let open_streams = IntGauge::new(
+            "golf_open_streams",
+            "Server-sent event streams open on this instance (games' and accounts')",
+        )
+        .expect("static metric definition");
         let metrics = Metrics {
             registry,
             requests,
             latency,
+            open_streams,
             activity: Activity::default(),
         };
         metrics.register(metrics.requests.clone());
         metrics.register(metrics.latency.clone());
+        metrics.register(metrics.open_streams.clone());
         metrics
     }
 
@@ -126,6 +135,12 @@ impl Metrics {
             .observe(seconds);
     }
 
+    /// Counts a stream as open until the returned guard is dropped.
+    pub fn stream_opened(&self) -> OpenStream {
+        self.open_streams.inc();
+        OpenStream(self.open_streams.clone())
+    }
+
     /// The Prometheus text exposition of every metric.
     pub fn render(&self) -> String {
         let mut buffer = Vec::new();
@@ -133,6 +148,15 @@ impl Metrics {
             .encode(&self.registry.gather(), &mut buffer)
             .expect("text encoding into memory cannot fail");
         String::from_utf8(buffer).expect("the text format is UTF-8")
+    }
+}
+
+/// An open stream, counted in `golf_open_streams` while it lives.
+pub struct OpenStream(IntGauge);
+
+impl Drop for OpenStream {
+    fn drop(&mut self) {
+        self.0.dec();
     }
 }
 

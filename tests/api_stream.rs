@@ -334,6 +334,7 @@ async fn cancelling_a_waiting_game_ends_its_streams(backend: Backend) {
     let mut stream = EventStream::open(reader, &id, "", Some(&seat.token), None).await;
     let messages = stream.messages_through(2).await;
     assert_eq!(messages.len(), 2, "{messages:?}");
+    assert_eq!(open_streams(reader).await, 1, "golf_open_streams counts it");
     let host = created["host_token"].as_str().unwrap();
     let cancelled = writer
         .send(
@@ -348,6 +349,19 @@ async fn cancelling_a_waiting_game_ends_its_streams(backend: Backend) {
         Frame::End => {}
         other => panic!("the stream of a cancelled game ends: {other:?}"),
     }
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while open_streams(reader).await != 0 {
+        assert!(Instant::now() < deadline, "golf_open_streams stays above 0");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The instance's `golf_open_streams` gauge.
+async fn open_streams(app: &TestApp) -> i64 {
+    let text = app.get("/metrics").await.text().await.unwrap();
+    text.lines()
+        .find_map(|line| line.strip_prefix("golf_open_streams ")?.parse().ok())
+        .expect("golf_open_streams is exposed")
 }
 
 /// Game, query, bearer token, `Last-Event-ID`, the status and the code it answers.

@@ -10,6 +10,7 @@ use crate::api::http::{bearer, private};
 use crate::api::limits::Limits;
 use crate::api::problem::{ApiError, Problem};
 use crate::api::{AppState, docs};
+use crate::metrics::Metrics;
 use crate::service::ParsedLater;
 use crate::service::live::{LiveItem, LiveLog};
 
@@ -71,9 +72,12 @@ pub fn event_stream(
         Some(Ok(slot)) => slot,
         None => None,
     };
+    let open = request
+        .app_data::<Data<Metrics>>()
+        .map(|metrics| metrics.stream_opened());
     let held = messages.map(move |item| {
-        // The slot is the client's until its stream ends.
-        let _held = &slot;
+        // The slot is the client's, and the stream counted open, until it ends.
+        let _held = (&slot, &open);
         item
     });
     private(HttpResponse::Ok())
