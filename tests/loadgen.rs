@@ -155,6 +155,27 @@ async fn players_mode_seats_play_from_their_own_views(backend: Backend) {
     assert_eq!(report["check"]["verified"], 2, "{report:#}");
 }
 
+async fn streams_mode_holds_every_seat_s_stream_open_without_a_move(backend: Backend) {
+    let app = spawn_app(backend).await;
+    let args = [
+        "--mode",
+        "streams",
+        "--games",
+        "2",
+        "--seats",
+        "3",
+        "--duration",
+        "1",
+    ];
+    let (code, report) = loadgen(&app, &args).await;
+    assert_eq!(code, Some(0), "{report:#}");
+    assert_shape(&report);
+    assert_eq!(count(&report, "streams_opened"), 6, "{report:#}");
+    assert_eq!(count(&report, "games_started"), 2, "{report:#}");
+    assert_eq!(count(&report, "moves_acked"), 0, "{report:#}");
+    assert_eq!(report["errors"], json!({}), "{report:#}");
+}
+
 /// The entry types a player's move writes first (a move may add others: a reshuffle before a
 /// draw, the end of a hole and the next deal after the move that ends it).
 const MOVE_ENTRIES: [&str; 6] = [
@@ -254,6 +275,7 @@ on_both_backends!(
     views_mode_only_reads_views_of_games_in_progress,
     views_mode_reads_views_in_the_hole_asked_for,
     players_mode_seats_play_from_their_own_views,
+    streams_mode_holds_every_seat_s_stream_open_without_a_move,
     a_second_run_resumes_the_games_of_the_first,
 );
 
@@ -266,7 +288,7 @@ fn flags_that_contradict_each_other_are_refused() {
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("views mode runs for a --duration only"),
+        stderr.contains("views and streams modes run for a --duration only"),
         "{stderr}"
     );
     let output = Command::new(env!("CARGO_BIN_EXE_golf-loadgen"))

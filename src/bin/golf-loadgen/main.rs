@@ -45,7 +45,8 @@ struct Args {
     #[arg(long, default_value = "http://127.0.0.1:8080")]
     url: String,
     /// What to do: play whole games, one task per game (moves); only read seats' views of games
-    /// in progress (views); or one client per seat following its game's stream (players).
+    /// in progress (views); one client per seat following its game's stream (players); or only
+    /// hold every seat's stream open, idle, for the duration (streams).
     #[arg(long, value_enum, default_value_t = Mode::Moves)]
     mode: Mode,
     /// Games played at once.
@@ -61,8 +62,8 @@ struct Args {
     /// views, to compare the cost of a view late in a game with one early in it. At most --holes.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=18))]
     view_hole: u8,
-    /// Seconds to run (views mode: once every game is set up). Default 10 unless --total-games
-    /// or --resume is given.
+    /// Seconds to run (views and streams modes: once every game is set up). Default 10 unless
+    /// --total-games or --resume is given.
     #[arg(long)]
     duration: Option<f64>,
     /// Stop once this many games were started and played to their end.
@@ -97,7 +98,8 @@ struct Args {
     #[arg(long, value_name = "MIN-MAX", value_parser = parse_think)]
     think_ms: Option<(u64, u64)>,
     /// Start the concurrent games one after another, evenly over this many seconds, as players
-    /// who arrive over time rather than all in the same instant (moves and players modes).
+    /// who arrive over time rather than all in the same instant (moves, players and streams
+    /// modes).
     #[arg(long, value_name = "SECONDS")]
     ramp_s: Option<f64>,
     /// Seconds one request may take before it counts as a transport error and is retried.
@@ -113,6 +115,7 @@ enum Mode {
     Moves,
     Views,
     Players,
+    Streams,
 }
 
 fn main() -> ExitCode {
@@ -147,6 +150,11 @@ fn parse_think(text: &str) -> Result<(u64, u64), String> {
     Ok((min, max))
 }
 
+/// Whether `mode` sets every game up before it measures.
+fn set_up_first(mode: Mode) -> bool {
+    matches!(mode, Mode::Views | Mode::Streams)
+}
+
 fn validate(args: &Args) -> Result<(), String> {
     let positive = |value: f64| value.is_finite() && value > 0.0;
     if args.duration.is_some_and(|seconds| !positive(seconds)) {
@@ -156,7 +164,7 @@ fn validate(args: &Args) -> Result<(), String> {
         return Err("--ramp-s must be a positive number of seconds".to_owned());
     }
     if args.ramp_s.is_some() && (args.mode == Mode::Views || args.resume.is_some()) {
-        return Err("--ramp-s is for games created in moves and players modes".to_owned());
+        return Err("--ramp-s is for games created in moves, players and streams modes".to_owned());
     }
     if !positive(args.timeout) {
         return Err("--timeout must be a positive number of seconds".to_owned());
@@ -164,8 +172,8 @@ fn validate(args: &Args) -> Result<(), String> {
     if args.view_hole > args.holes {
         return Err("--view-hole must be a hole of the game: at most --holes".to_owned());
     }
-    if args.mode == Mode::Views && (args.total_games.is_some() || args.resume.is_some()) {
-        return Err("views mode runs for a --duration only".to_owned());
+    if set_up_first(args.mode) && (args.total_games.is_some() || args.resume.is_some()) {
+        return Err("views and streams modes run for a --duration only".to_owned());
     }
     if args.resume.is_some() && (args.mode != Mode::Moves || args.total_games.is_some()) {
         return Err("--resume plays the file's games in moves mode".to_owned());
@@ -196,7 +204,7 @@ async fn run(args: &Args) -> Result<ExitCode, String> {
         Vec::new()
     };
     let workers = spawn_workers(args, &client, resumed, accounts);
-    if args.mode != Mode::Views {
+    if !set_up_first(args.mode) {
         client.stats.start_measuring();
     }
     let elapsed = time_workers(&client, workers, duration).await?;
@@ -261,6 +269,10 @@ fn spawn_workers(
                 (None, Mode::Players) => {
                     tokio::spawn(after(start, modes::players(client, plan, accounts)))
                 }
+                (None, Mode::Streams) => tokio::spawn(after(
+                    start,
+                    modes::streams(client, plan, accounts, ready.clone()),
+                )),
             }
         })
         .collect()
@@ -339,7 +351,8 @@ fn print_report(args: &Args, report: &Report) {
 /// Success when the run did something and every audit checked (`--check`) was verified.
 fn exit_code(report: &Report) -> ExitCode {
     let checked_out = report.check.is_none_or(|check| check.failed == 0);
-    let did_something = report.moves_acked + report.views_read + report.games_finished > 0;
+    let did_something =
+        report.moves_acked + report.views_read + report.games_finished + report.streams_opened > 0;
     if checked_out && did_something {
         ExitCode::SUCCESS
     } else {
@@ -347,8 +360,8 @@ fn exit_code(report: &Report) -> ExitCode {
     }
 }
 
-/// Waits until the workers are measuring (views mode sets its games up first) and returns when
-/// that began.
+/// Waits until the workers are measuring (views and streams modes set their games up first) and
+/// returns when that began.
 async fn wait_until_measuring(client: &Client) -> Instant {
     while !client.stats.is_measuring() {
         tokio::time::sleep(Duration::from_millis(10)).await;

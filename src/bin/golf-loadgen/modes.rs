@@ -1,4 +1,4 @@
-//! The three ways golf-loadgen plays (`--mode`), and `--resume`: each is a worker that one task
+//! The four ways golf-loadgen plays (`--mode`), and `--resume`: each is a worker that one task
 //! runs per concurrent game.
 
 use std::collections::VecDeque;
@@ -394,6 +394,50 @@ impl Seat {
             }
             tokio::time::sleep(backoff).await;
             backoff = (backoff * 2).min(Duration::from_secs(2));
+        }
+    }
+}
+
+/// Streams mode: sets a game up, then holds every seat's stream open without a move, reading
+/// what comes (keep-alives), as players who keep a page open and walk away. Measuring begins
+/// once every worker has opened its streams.
+pub async fn streams(
+    client: Arc<Client>,
+    plan: Arc<Plan>,
+    accounts: Arc<[String]>,
+    ready: Arc<Barrier>,
+) {
+    let mut held = Vec::new();
+    if let Some(game) = client.set_up(plan.seats, plan.holes, &accounts).await {
+        for seat in 0..game.tokens.len() {
+            match client.stream(&game, seat, 0).send().await {
+                Ok(response) if response.status().is_success() => {
+                    client.stats.stream_opened();
+                    held.push(tokio::spawn(hold(client.clone(), response)));
+                }
+                Ok(response) => client.stats.error(response.status().as_str()),
+                Err(_) => client.stats.error("connect"),
+            }
+        }
+    }
+    if ready.wait().await.is_leader() {
+        client.stats.start_measuring();
+    }
+    for stream in held {
+        let _ = stream.await;
+    }
+}
+
+/// Reads a held stream until the run stops; a stream the server ends counts as an error.
+async fn hold(client: Arc<Client>, mut response: reqwest::Response) {
+    loop {
+        tokio::select! {
+            chunk = response.chunk() => match chunk {
+                Ok(Some(bytes)) => client.stats.stream_read(bytes.len()),
+                Ok(None) => return client.stats.error("stream_ended"),
+                Err(_) => return client.stats.error("stream_broken"),
+            },
+            () = client.stop.cancelled() => return,
         }
     }
 }

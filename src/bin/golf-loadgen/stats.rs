@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 /// The counters every task of a run shares. Moves, views and their latencies count only while
-/// measuring (views mode sets its games up first); errors count always.
+/// measuring (views and streams modes set their games up first); errors count always.
 #[derive(Default)]
 pub struct Stats {
     measuring: AtomicBool,
@@ -19,6 +19,10 @@ pub struct Stats {
     games_started: AtomicU64,
     games_abandoned: AtomicU64,
     conflicts: AtomicU64,
+    /// Streams mode: streams opened and held.
+    streams_opened: AtomicU64,
+    /// Streams mode: bytes the held streams carried while measuring (keep-alives, mostly).
+    stream_bytes: AtomicU64,
     move_micros: Mutex<Vec<u32>>,
     /// The same, by the hole the move was chosen in.
     move_micros_by_hole: Mutex<BTreeMap<u64, Vec<u32>>>,
@@ -72,6 +76,18 @@ impl Stats {
     pub fn error(&self, kind: &str) {
         let mut errors = self.errors.lock().expect("errors lock");
         *errors.entry(kind.to_owned()).or_default() += 1;
+    }
+
+    /// Streams mode: a stream answered 200 and is held open.
+    pub fn stream_opened(&self) {
+        self.streams_opened.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Streams mode: a held stream carried `bytes`.
+    pub fn stream_read(&self, bytes: usize) {
+        if self.is_measuring() {
+            self.stream_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
+        }
     }
 
     pub fn game_started(&self) {
@@ -140,6 +156,8 @@ impl Stats {
             view_latency_ms: Latency::of(&self.view_micros),
             delivery_lag_ms: delivered.then(|| Latency::of(&self.delivery_micros)),
             conflicts: self.conflicts.load(Ordering::Relaxed),
+            streams_opened: self.streams_opened.load(Ordering::Relaxed),
+            stream_bytes: self.stream_bytes.load(Ordering::Relaxed),
             errors: self.errors.lock().expect("errors lock").clone(),
             check: None,
         }
@@ -234,6 +252,10 @@ pub struct Report {
     pub delivery_lag_ms: Option<Latency>,
     /// Moves refused with 409 or 412 because the game moved on (also counted in `errors`).
     pub conflicts: u64,
+    /// Streams mode: the streams opened and held.
+    pub streams_opened: u64,
+    /// Streams mode: the bytes they carried while measuring.
+    pub stream_bytes: u64,
     /// Answers that were not a success, by status code; `connect` counts transport errors.
     pub errors: BTreeMap<String, u64>,
     pub check: Option<Check>,
@@ -297,6 +319,12 @@ impl Report {
         }
         if self.views_read > 0 {
             text += &format!("views: {}\n", self.view_latency_ms.human());
+        }
+        if self.streams_opened > 0 {
+            text += &format!(
+                "streams: {} held open, {} bytes received while measuring\n",
+                self.streams_opened, self.stream_bytes
+            );
         }
         if let Some(lag) = &self.delivery_lag_ms {
             text += &format!("delivery to the other seats' streams: {}\n", lag.human());
