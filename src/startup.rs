@@ -20,8 +20,8 @@ use crate::config::Config;
 use crate::metrics::{Metrics, track_requests};
 use crate::service::webhook_client::{SharedResolver, SystemResolver};
 use crate::service::webhooks::Webhooks;
-use crate::service::{Clock, GameService, OpenStore, Swept};
-use crate::store::{self, EventStore, IDEMPOTENCY_TTL, PoolOptions};
+use crate::service::{Clock, GameService, Swept};
+use crate::store::{self, EventStore, IDEMPOTENCY_TTL};
 use crate::telemetry::RedactingRootSpan;
 
 /// How long in-flight requests may take to finish after SIGTERM or SIGINT.
@@ -61,7 +61,7 @@ impl Application {
 
     /// As [`Application::build_with_clock`], over `store` rather than one it connects: a test
     /// can stand a store of its own (one that fails on demand) between the service and the
-    /// database. The audit worker still opens its own connection to `config.database_url`.
+    /// database.
     pub fn build_over(
         config: &Config,
         clock: Clock,
@@ -83,11 +83,11 @@ impl Application {
         let metrics = Data::new(Metrics::new());
         spawn_idempotency_purge(store.clone());
         let stopping = CancellationToken::new();
-        let service = GameService::new(store, metrics.games(), audit_store(config))
+        let service = GameService::new(store, metrics.games())
             .with_clock(clock)
             .with_cached_games(config.cached_games)
             .with_default_turn_timeout(config.turn_timeout_s)
-            .with_analyses(config.analysis_threads, audit_store(config))
+            .with_analyses(config.analysis_threads)
             .with_webhooks(Webhooks::new(
                 resolver,
                 config.webhooks.allow_private,
@@ -163,20 +163,6 @@ fn serve(
     .shutdown_signal(stop)
     .listen(listener)?
     .run())
-}
-
-/// Opens the audit worker's own connection to the database: one, listening for no change.
-pub(crate) fn audit_store(config: &Config) -> OpenStore {
-    let url = config.database_url.clone();
-    let options = PoolOptions {
-        max_connections: 1,
-        listen: false,
-        ..config.pool_options()
-    };
-    Arc::new(move || {
-        let (url, options) = (url.clone(), options.clone());
-        Box::pin(async move { store::connect(&url, &options).await })
-    })
 }
 
 /// Lets browsers on `origins` call the API: preflights are answered, the request headers the

@@ -43,17 +43,7 @@ async fn a_game_is_analysed_once_finished_as_analyze_does_offline(backend: Backe
     let id = finished_bot_game(&app).await;
     let (status, pending) = analysis_of(&app, &id).await;
     assert_eq!((status, pending), (202, json!({"status": "pending"})));
-    let mut analysis = Value::Null;
-    // The analysis of a one-hole game takes seconds in a debug build: waited for, 5 min at most.
-    for _ in 0..1500 {
-        let (status, body) = analysis_of(&app, &id).await;
-        if status == 200 {
-            analysis = body;
-            break;
-        }
-        assert_eq!(status, 202);
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    let analysis = analysed(&app, &id).await;
     assert_eq!(analysis["status"], "done", "{analysis}");
     let decisions = analysis["decisions"].as_array().expect("decisions");
     assert!(decisions.len() > 4, "{analysis}");
@@ -91,6 +81,53 @@ async fn a_server_without_analysis_threads_says_so(backend: Backend) {
         (status, problem["code"].as_str()),
         (503, Some("analysis_disabled"))
     );
+}
+
+/// The analysis of game `id`, waited for: seconds in a debug build, 5 min at most.
+async fn analysed(app: &TestApp, id: &str) -> Value {
+    for _ in 0..1500 {
+        let (status, body) = analysis_of(app, id).await;
+        if status == 200 {
+            return body;
+        }
+        assert_eq!(status, 202);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    panic!("game {id} was not analysed within 5 min");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_instance_holds_its_pool_and_one_listening_connection_audits_and_analyses_included() {
+    // A pool of 2, both opened by concurrent views; a finished game then audited and analysed,
+    // each on a thread of its own: the database counts the pool's 2 and the listener's 1.
+    let database = TestDatabase::new(Backend::Postgres).await;
+    let name = database.name.clone().expect("a PostgreSQL database");
+    let app = spawn_app_with(database, Clock::system(), |config| {
+        config.db_max_connections = 2
+    })
+    .await;
+    let id = finished_bot_game(&app).await;
+    let path = format!("/v1/games/{id}");
+    let views = (0..20).map(|_| app.get(&path));
+    for view in futures_util::future::join_all(views).await {
+        assert_eq!(view.status(), 200);
+    }
+    let audit: Value = app
+        .get(&format!("{path}/audit"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(audit["verified"], true, "{audit}");
+    assert_eq!(analysed(&app, &id).await["status"], "done");
+    let mut admin = common::admin_connection().await;
+    let sessions: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM pg_stat_activity WHERE datname = $1")
+            .bind(&name)
+            .fetch_one(&mut admin)
+            .await
+            .unwrap();
+    assert!(sessions <= 3, "{sessions} sessions for a pool of 2");
 }
 
 on_both_backends!(

@@ -17,9 +17,7 @@ use uuid::Uuid;
 
 use crate::engine::{BotKind, RulesInput};
 use crate::service::accounts::NewAccountRequest;
-use crate::service::{
-    Answer, GameService, JoinRequest, NewGameRequest, OpenStore, ParsedLater, ServiceError,
-};
+use crate::service::{Answer, GameService, JoinRequest, NewGameRequest, ParsedLater, ServiceError};
 use crate::store::EventStore;
 
 /// What to write.
@@ -68,13 +66,9 @@ impl FillPlan {
 
 /// Writes `plan` through a service over `store`; prints each account as a JSON line
 /// `{"username", "token"}` to stdout, and progress to stderr every 10,000 games.
-pub async fn run(
-    store: Arc<dyn EventStore>,
-    open_audit_store: OpenStore,
-    plan: FillPlan,
-) -> Result<(), ServiceError> {
+pub async fn run(store: Arc<dyn EventStore>, plan: FillPlan) -> Result<(), ServiceError> {
     let metrics = crate::metrics::Metrics::new().games();
-    let service = GameService::new(store, metrics, open_audit_store);
+    let service = GameService::new(store, metrics);
     let tokens = sign_up(&service, plan.accounts).await?;
     let next = AtomicU64::new(0);
     let started = Instant::now();

@@ -24,7 +24,7 @@ use crate::config::Config;
 use crate::engine::{BotKind, RulesInput};
 use crate::startup::Application;
 use crate::store::ratings::bot_account;
-use crate::store::{self, EventStore};
+use crate::store::{self, EventStore, PoolOptions};
 use crate::{api, telemetry};
 
 /// The command line of `golf-server`.
@@ -159,7 +159,7 @@ fn fill(args: FillArgs) -> ExitCode {
         let Some(store) = open_database(&config).await else {
             return ExitCode::FAILURE;
         };
-        match fill::run(store, crate::startup::audit_store(&config), plan).await {
+        match fill::run(store, plan).await {
             Ok(()) => ExitCode::SUCCESS,
             Err(error) => {
                 eprintln!("golf-server: the fill stopped: {error}");
@@ -210,9 +210,14 @@ fn simulate(args: SimulateArgs) -> ExitCode {
     }
 }
 
-/// The store at `DATABASE_URL` (migrated), or `None` after saying why it cannot be opened.
+/// The store at `DATABASE_URL` (migrated), or `None` after saying why it cannot be opened. A
+/// command serves no stream: it does not listen for other instances' changes.
 async fn open_database(config: &Config) -> Option<Arc<dyn EventStore>> {
-    match store::connect(&config.database_url, &config.pool_options()).await {
+    let options = PoolOptions {
+        listen: false,
+        ..config.pool_options()
+    };
+    match store::connect(&config.database_url, &options).await {
         Ok(store) => Some(store),
         Err(error) => {
             eprintln!("golf-server: cannot open the database named by DATABASE_URL: {error}");

@@ -1,6 +1,6 @@
 //! The analyses of finished games, computed where no request waits: on `GOLF_ANALYSIS_THREADS`
-//! threads of their own at the lowest CPU priority, each with its own runtime and connection to
-//! the database, fed by a bounded queue. An analysis is queued when it is first asked for; the
+//! threads of their own at the lowest CPU priority, each with its own runtime, reading through
+//! the [`BackgroundStore`], fed by a bounded queue. An analysis is queued when it is first asked for; the
 //! first thread also sweeps the database for finished games with none stored (after a restart,
 //! or when the queue was full), when it starts and whenever it has been idle for
 //! [`SWEEP_EVERY`]. Each game is analysed once: the first stored analysis stands.
@@ -21,9 +21,10 @@ use uuid::Uuid;
 use crate::engine::analysis::ANALYSIS_SAMPLES;
 use crate::engine::{LoggedEvent, Status, analyze_paced};
 use crate::metrics::Activity;
-use crate::service::audit_worker::{OpenStore, lower_priority};
+use crate::service::audit_worker::lower_priority;
+use crate::service::background::BackgroundStore;
 use crate::store::codec::entry_event;
-use crate::store::{self, EventStore, StoreError};
+use crate::store::{self, StoreError};
 
 /// Analyses that may wait for a thread at once; past it, the sweep finds the game later.
 pub const BACKLOG: usize = 256;
@@ -52,10 +53,9 @@ impl AnalysisWorker {
         }
     }
 
-    /// Starts `threads` analysis threads (0: analyses are off), each opening its connection
-    /// with `open` when it first needs one (and again after a failure), and resting while
-    /// `activity` shows requests being answered.
-    pub fn start(threads: usize, open: OpenStore, activity: Activity) -> AnalysisWorker {
+    /// Starts `threads` analysis threads (0: analyses are off), reading and writing through
+    /// `store`, and resting while `activity` shows requests being answered.
+    pub fn start(threads: usize, store: BackgroundStore, activity: Activity) -> AnalysisWorker {
         if threads == 0 {
             return AnalysisWorker::off();
         }
@@ -64,7 +64,7 @@ impl AnalysisWorker {
         let queue = Arc::new(Mutex::new(queue));
         for index in 0..threads {
             let thread = Thread {
-                open: open.clone(),
+                store: store.clone(),
                 queue: Arc::clone(&queue),
                 sweeper: (index == 0).then(|| jobs.clone()),
                 pending: Arc::clone(&pending),
@@ -118,7 +118,7 @@ fn queue_once(jobs: &SyncSender<Uuid>, pending: &Pending, id: Uuid) {
 
 /// One analysis thread.
 struct Thread {
-    open: OpenStore,
+    store: BackgroundStore,
     queue: Arc<Mutex<Receiver<Uuid>>>,
     /// The first thread's way to queue the games its sweeps find.
     sweeper: Option<SyncSender<Uuid>>,
@@ -136,11 +136,10 @@ impl Thread {
             Ok(runtime) => runtime,
             Err(error) => return tracing::warn!(%error, "an analysis thread has no runtime"),
         };
-        let mut store: Option<Arc<dyn EventStore>> = None;
         let mut sweep_due = self.sweeper.is_some();
         loop {
             if sweep_due {
-                runtime.block_on(self.sweep(&mut store));
+                runtime.block_on(self.sweep());
             }
             let next = {
                 let queue = self.queue.lock().unwrap_or_else(|p| p.into_inner());
@@ -148,9 +147,8 @@ impl Thread {
             };
             match next {
                 Ok(id) => {
-                    if let Err(error) = runtime.block_on(self.analyse(&mut store, id)) {
+                    if let Err(error) = runtime.block_on(self.analyse(id)) {
                         tracing::warn!(game_id = %id, %error, "an analysis is left for later");
-                        store = None;
                     }
                     self.pending
                         .lock()
@@ -164,24 +162,15 @@ impl Thread {
         }
     }
 
-    /// This thread's connection, opened if need be.
-    async fn connection(
-        &self,
-        store: &mut Option<Arc<dyn EventStore>>,
-    ) -> Result<Arc<dyn EventStore>, StoreError> {
-        if let Some(store) = store {
-            return Ok(Arc::clone(store));
-        }
-        let opened = (self.open)().await?;
-        Ok(Arc::clone(store.insert(opened)))
-    }
-
     /// Queues the finished games that have no analysis.
-    async fn sweep(&self, store: &mut Option<Arc<dyn EventStore>>) {
-        let (Some(jobs), Ok(connection)) = (&self.sweeper, self.connection(store).await) else {
+    async fn sweep(&self) {
+        let Some(jobs) = &self.sweeper else {
             return;
         };
-        match connection.unanalysed_games(BACKLOG as i64).await {
+        let found = self
+            .store
+            .run(|store| async move { store.unanalysed_games(BACKLOG as i64).await });
+        match found.await {
             Ok(ids) => ids
                 .into_iter()
                 .for_each(|id| queue_once(jobs, &self.pending, id)),
@@ -191,19 +180,21 @@ impl Thread {
 
     /// Analyses game `id` and stores the analysis, unless it is stored or the game is not
     /// finished.
-    async fn analyse(
-        &self,
-        store: &mut Option<Arc<dyn EventStore>>,
-        id: Uuid,
-    ) -> Result<(), StoreError> {
-        let store = self.connection(store).await?;
-        let Some(record) = store.load_game(id).await? else {
+    async fn analyse(&self, id: Uuid) -> Result<(), StoreError> {
+        let unanalysed = self.store.run(|store| async move {
+            let Some(record) = store.load_game(id).await? else {
+                return Ok(None);
+            };
+            if record.status != Status::Finished || store.load_analysis(id).await?.is_some() {
+                return Ok(None);
+            }
+            store::load_log(store.as_ref(), id, record.version)
+                .await
+                .map(Some)
+        });
+        let Some(entries) = unanalysed.await? else {
             return Ok(());
         };
-        if record.status != Status::Finished || store.load_analysis(id).await?.is_some() {
-            return Ok(());
-        }
-        let entries = store::load_log(store.as_ref(), id, record.version).await?;
         let log: Result<Vec<LoggedEvent>, String> = entries
             .iter()
             .map(|entry| {
@@ -222,7 +213,9 @@ impl Thread {
         })?;
         let json =
             serde_json::to_string(&analysis).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        store.record_analysis(id, &json).await
+        self.store
+            .run(|store| async move { store.record_analysis(id, &json).await })
+            .await
     }
 }
 

@@ -1,5 +1,5 @@
 //! The audits of finished games, run where no request waits: on a thread of its own at the
-//! lowest CPU priority, with its own runtime and its own connection to the database, so that
+//! lowest CPU priority, with its own runtime, reading through the [`BackgroundStore`], so that
 //! neither the reads of a whole log nor its replay (the costliest thing the server does) run on a
 //! request worker or delay the moves beside them.
 //!
@@ -9,9 +9,6 @@
 //! so any number of requests for one audit cost one replay. At most [`BACKLOG`] audits wait: a
 //! finished game that finds no room is audited when first asked for.
 
-use std::sync::Arc;
-
-use futures_util::future::BoxFuture;
 use prometheus::IntCounter;
 use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
@@ -19,14 +16,11 @@ use uuid::Uuid;
 use crate::audit;
 use crate::engine::Status;
 use crate::service::ServiceError;
-use crate::store::{self, AuditResult, EventStore, StoreError};
+use crate::service::background::BackgroundStore;
+use crate::store::{self, AuditResult};
 
 /// Audits that may wait for the worker at once.
 pub const BACKLOG: usize = 256;
-
-/// Opens the worker's own connection to the database, on the worker's runtime.
-pub type OpenStore =
-    Arc<dyn Fn() -> BoxFuture<'static, Result<Arc<dyn EventStore>, StoreError>> + Send + Sync>;
 
 /// The answer to an audit asked for: the stored result, `None` if the game is not finished.
 type Reply = oneshot::Sender<Result<Option<AuditResult>, ServiceError>>;
@@ -37,9 +31,9 @@ pub struct AuditWorker {
 }
 
 impl AuditWorker {
-    /// Starts the worker, which opens its connection with `open` when it first needs one (and
-    /// again after a failure), and counts the logs it replays in `replayed`.
-    pub fn start(open: OpenStore, replayed: IntCounter) -> AuditWorker {
+    /// Starts the worker, which reads and writes through `store` and counts the logs it replays
+    /// in `replayed`.
+    pub fn start(store: BackgroundStore, replayed: IntCounter) -> AuditWorker {
         let (jobs, queue) = mpsc::channel(BACKLOG);
         let started = std::thread::Builder::new()
             .name("golf-auditor".to_owned())
@@ -49,7 +43,7 @@ impl AuditWorker {
                     .enable_all()
                     .build()
                 {
-                    Ok(runtime) => runtime.block_on(work(open, queue, replayed)),
+                    Ok(runtime) => runtime.block_on(work(store, queue, replayed)),
                     Err(error) => tracing::warn!(%error, "the audit worker has no runtime"),
                 }
             });
@@ -81,19 +75,12 @@ impl AuditWorker {
 
 /// Audits the queued games one at a time until the queue closes.
 async fn work(
-    open: OpenStore,
+    store: BackgroundStore,
     mut queue: mpsc::Receiver<(Uuid, Option<Reply>)>,
     replayed: IntCounter,
 ) {
-    let mut store: Option<Arc<dyn EventStore>> = None;
     while let Some((id, reply)) = queue.recv().await {
-        let audited = match &store {
-            Some(store) => audit_game(store.as_ref(), id, &replayed).await,
-            None => match open().await {
-                Ok(opened) => audit_game(store.insert(opened).as_ref(), id, &replayed).await,
-                Err(error) => Err(error.into()),
-            },
-        };
+        let audited = audit_game(&store, id, &replayed).await;
         match reply {
             // The asker may have gone: nobody to answer then.
             Some(reply) => drop(reply.send(audited)),
@@ -109,11 +96,12 @@ async fn work(
 /// Checks a finished game's whole log and stores the result, unless one is stored (the first
 /// stored stands, and the same log always gives the same result). A log that fails is logged.
 async fn audit_game(
-    store: &dyn EventStore,
+    store: &BackgroundStore,
     id: Uuid,
     replayed: &IntCounter,
 ) -> Result<Option<AuditResult>, ServiceError> {
-    let Some(record) = store.load_game(id).await? else {
+    let loaded = store.run(|store| async move { store.load_game(id).await });
+    let Some(record) = loaded.await? else {
         return Err(ServiceError::NotFound("There is no such game."));
     };
     if record.status != Status::Finished {
@@ -122,7 +110,10 @@ async fn audit_game(
     if let Some(stored) = record.audit {
         return Ok(Some(stored));
     }
-    let entries = store::load_log(store, id, record.version).await?;
+    let version = record.version;
+    let entries = store
+        .run(|store| async move { store::load_log(store.as_ref(), id, version).await })
+        .await?;
     let report = audit::audit(&entries);
     replayed.inc();
     let result = AuditResult {
@@ -134,7 +125,9 @@ async fn audit_game(
         let checks: Vec<_> = report.findings.iter().map(|f| (f.seq, f.check)).collect();
         tracing::error!(game_id = %id, ?checks, "a finished game's log fails its audit");
     }
-    store.record_audit(id, result).await?;
+    store
+        .run(|store| async move { store.record_audit(id, result).await })
+        .await?;
     Ok(Some(result))
 }
 
@@ -173,19 +166,18 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_worker_that_cannot_open_its_connection_says_so_and_goes_on() {
-        let open: OpenStore = Arc::new(|| {
-            Box::pin(async { Err(StoreError::Unavailable("no database here".to_owned())) })
-        });
+    async fn an_audit_that_fails_is_answered_and_the_worker_goes_on() {
+        let directory = tempfile::tempdir().expect("a temporary directory");
+        let url = format!("sqlite://{}", directory.path().join("golf.db").display());
+        let store = store::connect(&url, &store::PoolOptions::default())
+            .await
+            .expect("a fresh SQLite database");
         let replayed = IntCounter::new("replayed", "logs replayed").expect("a counter");
-        let worker = AuditWorker::start(open, replayed.clone());
+        let worker = AuditWorker::start(BackgroundStore::new(store), replayed.clone());
         worker.finished(Uuid::nil());
         for _ in 0..2 {
             let asked = worker.asked(Uuid::nil()).await;
-            assert!(
-                matches!(asked, Err(ServiceError::Store(StoreError::Unavailable(_)))),
-                "{asked:?}"
-            );
+            assert!(matches!(asked, Err(ServiceError::NotFound(_))), "{asked:?}");
         }
         assert_eq!(replayed.get(), 0, "nothing was replayed");
     }

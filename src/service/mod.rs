@@ -30,9 +30,11 @@
 //!   turn timeouts and expired waiting games;
 //! - [`clock`]: the service's time;
 //! - [`audit_status`]: the audit of a game as `GET .../audit` shows it;
-//! - [`audit_worker`]: the thread, runtime and connection of its own that audits finished games;
+//! - [`audit_worker`]: the thread and runtime of its own that audits finished games;
 //! - [`analysis`]: the analysis of a game as `GET .../analysis` answers it;
 //! - [`analysis_worker`]: the threads of their own that analyse finished games;
+//! - [`background`]: the store as those threads reach it (the instance's pool, on the service's
+//!   runtime);
 //! - [`live`]: the live log that streams follow, woken by the store's hub;
 //! - [`notices`]: what a write tells the accounts bound to the game's seats (their games'
 //!   rows and their events);
@@ -50,6 +52,7 @@ pub mod analysis_worker;
 pub mod attempts;
 pub mod audit_status;
 pub mod audit_worker;
+pub mod background;
 pub mod batches;
 pub mod cache;
 pub mod challenges;
@@ -82,6 +85,7 @@ use crate::metrics::GameMetrics;
 use crate::store::EventStore;
 use analysis_worker::AnalysisWorker;
 use audit_worker::AuditWorker;
+use background::BackgroundStore;
 use batches::Batches;
 use cache::StateCache;
 use commits::GroupCommit;
@@ -91,7 +95,6 @@ use versions::VersionRead;
 use webhooks::Webhooks;
 
 pub use audit_status::Audit;
-pub use audit_worker::OpenStore;
 pub use clock::Clock;
 pub use error::ServiceError;
 pub use idempotency::{Answer, IdempotencyKey, MIN_CREATION_KEY_LEN};
@@ -126,15 +129,14 @@ pub struct GameService {
 impl GameService {
     /// A service over `store`, counting games and moves in `metrics`, on the system clock, whose
     /// games have no turn timeout unless their creator sets one, keeping the states of up to
-    /// [`DEFAULT_CACHED_GAMES`] games; finished games are audited over a connection that
-    /// `open_audit_store` opens (see [`audit_worker`]).
-    pub fn new(
-        store: Arc<dyn EventStore>,
-        metrics: GameMetrics,
-        open_audit_store: OpenStore,
-    ) -> Self {
+    /// [`DEFAULT_CACHED_GAMES`] games; finished games are audited on a thread of their own
+    /// (see [`audit_worker`]).
+    ///
+    /// # Panics
+    /// Outside a Tokio runtime: the audits' store calls run on this one ([`background`]).
+    pub fn new(store: Arc<dyn EventStore>, metrics: GameMetrics) -> Self {
         let audits = Arc::new(AuditWorker::start(
-            open_audit_store,
+            BackgroundStore::new(Arc::clone(&store)),
             metrics.audits_replayed.clone(),
         ));
         GameService {
@@ -155,13 +157,16 @@ impl GameService {
         }
     }
 
-    /// This service, whose finished games are analysed by `threads` threads over connections
-    /// that `open` opens (0: analyses are off, as they are by default).
-    pub fn with_analyses(self, threads: usize, open: OpenStore) -> Self {
+    /// This service, whose finished games are analysed by `threads` threads (0: analyses are
+    /// off, as they are by default).
+    ///
+    /// # Panics
+    /// Outside a Tokio runtime: the analyses' store calls run on this one ([`background`]).
+    pub fn with_analyses(self, threads: usize) -> Self {
         GameService {
             analyses: Arc::new(AnalysisWorker::start(
                 threads,
-                open,
+                BackgroundStore::new(Arc::clone(&self.store)),
                 self.metrics.activity.clone(),
             )),
             ..self

@@ -492,7 +492,7 @@ pub struct PoolOptions {
     /// waits are bounded by `acquire_timeout` instead.
     pub statement_timeout: Duration,
     /// PostgreSQL only: whether this pool's hub listens for the changes of other instances
-    /// ([`Changes::listening`]); a pool that serves no stream (the audit worker's) need not.
+    /// ([`Changes::listening`]); a pool that serves no stream (a command's) need not.
     pub listen: bool,
 }
 
