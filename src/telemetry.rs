@@ -21,6 +21,7 @@ use tracing_actix_web::{DefaultRootSpanBuilder, RequestId, RootSpanBuilder};
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::field::{MakeVisitor, VisitFmt, VisitOutput};
 use tracing_subscriber::fmt::format::Writer;
+use tracing_subscriber::fmt::writer::BoxMakeWriter;
 use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
 use tracing_subscriber::util::SubscriberInitExt;
 
@@ -34,12 +35,34 @@ const SECRET_PARAMETERS: &[&str] = &["token", "access_token", "host_token"];
 /// parse and each body a client breaks off.
 const DISPATCHER: &str = "actix_http::h1::dispatcher";
 
-/// Installs the global subscriber writing to standard output.
+/// Where log lines go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogOutput {
+    /// The server's: its standard output is its log.
+    Stdout,
+    /// A command's, whose standard output is its result (`fill`'s accounts, `check-db`'s
+    /// report): the lines of a worker still busy as it ends must not mix with it.
+    Stderr,
+}
+
+/// Installs the global subscriber writing to `output`.
 ///
 /// `filter` was validated by [`crate::config::Config`]; installing twice is a no-op.
-pub fn init(format: LogFormat, filter: &str) {
+pub fn init(format: LogFormat, filter: &str, output: LogOutput) {
     let filter = EnvFilter::try_new(filter).unwrap_or_else(|_| EnvFilter::new("info"));
-    let output = tracing_subscriber::fmt::layer().with_ansi(std::io::stdout().is_terminal());
+    let (writer, terminal) = match output {
+        LogOutput::Stdout => (
+            BoxMakeWriter::new(std::io::stdout),
+            std::io::stdout().is_terminal(),
+        ),
+        LogOutput::Stderr => (
+            BoxMakeWriter::new(std::io::stderr),
+            std::io::stderr().is_terminal(),
+        ),
+    };
+    let output = tracing_subscriber::fmt::layer()
+        .with_writer(writer)
+        .with_ansi(terminal);
     let subscriber = tracing_subscriber::registry()
         .with(filter)
         .with(DemoteDispatcherErrors);

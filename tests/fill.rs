@@ -1,5 +1,6 @@
 //! `golf-server fill`: the games it writes are the API's own, served as such: finished games
-//! that verify, an account's finished and playing games in its list, waiting games in the lobby.
+//! that verify, an account's finished and playing games in its list, waiting games in the lobby;
+//! and its standard output the accounts it signed up, whatever it logs.
 
 mod common;
 
@@ -23,7 +24,8 @@ async fn a_filled_database_serves_its_games_as_the_api_wrote_them(backend: Backe
         ])
         .args(["--accounts", "2", "--concurrency", "4"])
         .env("DATABASE_URL", &database.url)
-        .env("RUST_LOG", "warn")
+        // Every log line, on standard error: standard output is the accounts, one JSON each.
+        .env("RUST_LOG", "debug")
         .output()
         .expect("run golf-server fill");
     assert!(output.status.success(), "{output:?}");

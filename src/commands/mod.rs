@@ -19,13 +19,14 @@ use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::api;
 use crate::commands::simulate::{BotRating, SimulateOptions};
 use crate::config::Config;
 use crate::engine::{BotKind, RulesInput};
 use crate::startup::Application;
 use crate::store::ratings::bot_account;
 use crate::store::{self, EventStore, PoolOptions};
-use crate::{api, telemetry};
+use crate::telemetry::{self, LogOutput};
 
 /// The command line of `golf-server`.
 #[derive(Parser)]
@@ -145,7 +146,7 @@ pub fn run(cli: Cli) -> ExitCode {
 }
 
 fn fill(args: FillArgs) -> ExitCode {
-    let Some((config, runtime)) = prepare() else {
+    let Some((config, runtime)) = prepare(LogOutput::Stderr) else {
         return ExitCode::FAILURE;
     };
     let plan = fill::FillPlan {
@@ -228,7 +229,7 @@ async fn open_database(config: &Config) -> Option<Arc<dyn EventStore>> {
 
 /// Stores `ratings` as the ratings of the bots' accounts; whether it did.
 fn seed_ratings(ratings: &[BotRating]) -> bool {
-    let Some((config, runtime)) = prepare() else {
+    let Some((config, runtime)) = prepare(LogOutput::Stderr) else {
         return false;
     };
     runtime.block_on(async {
@@ -254,7 +255,7 @@ fn seed_ratings(ratings: &[BotRating]) -> bool {
 }
 
 fn check_db() -> ExitCode {
-    let Some((config, runtime)) = prepare() else {
+    let Some((config, runtime)) = prepare(LogOutput::Stderr) else {
         return ExitCode::FAILURE;
     };
     runtime.block_on(async {
@@ -286,9 +287,9 @@ fn check_db() -> ExitCode {
     })
 }
 
-/// Reads the configuration, starts logging and builds the async runtime; on failure prints one
-/// line and returns `None`.
-fn prepare() -> Option<(Config, tokio::runtime::Runtime)> {
+/// Reads the configuration, starts logging to `logs` and builds the async runtime; on failure
+/// prints one line and returns `None`.
+fn prepare(logs: LogOutput) -> Option<(Config, tokio::runtime::Runtime)> {
     let config = match Config::from_env() {
         Ok(config) => config,
         Err(error) => {
@@ -296,7 +297,7 @@ fn prepare() -> Option<(Config, tokio::runtime::Runtime)> {
             return None;
         }
     };
-    telemetry::init(config.log_format, &config.log_filter);
+    telemetry::init(config.log_format, &config.log_filter, logs);
     match tokio::runtime::Runtime::new() {
         Ok(runtime) => Some((config, runtime)),
         Err(error) => {
@@ -307,7 +308,7 @@ fn prepare() -> Option<(Config, tokio::runtime::Runtime)> {
 }
 
 fn serve() -> ExitCode {
-    let Some((config, runtime)) = prepare() else {
+    let Some((config, runtime)) = prepare(LogOutput::Stdout) else {
         return ExitCode::FAILURE;
     };
     runtime.block_on(async {
