@@ -245,6 +245,9 @@ impl Backend for Postgres {
                 UPDATE games SET status = 'cancelled' WHERE id = $1 AND status = 'waiting' \
                 RETURNING id) \
             SELECT pg_notify('golf_events', id::text) FROM cancelled",
+        unanalysed_games: "\
+            SELECT id FROM games WHERE status = 'finished' AND NOT analysed ORDER BY id LIMIT $1",
+        mark_analysed: "UPDATE games SET analysed = true WHERE id = $1",
     };
 
     const ACCOUNT_EVENTS_TTL: f64 = ACCOUNT_EVENTS_TTL.as_secs_f64();

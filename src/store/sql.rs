@@ -89,6 +89,11 @@ pub struct Statements {
     /// changes through the database ([`Backend::NOTIFIES_ON_COMMIT`]), the same statement
     /// announces it.
     pub cancel_game: &'static str,
+    /// Up to `$1` ids of finished games whose analysis is not stored, in id order, as the
+    /// partial index `games_unanalysed` spells them.
+    pub unanalysed_games: &'static str,
+    /// Marks game `$1` analysed, in the transaction that stores its analysis.
+    pub mark_analysed: &'static str,
 }
 
 /// A database the store runs on: its dialect and how it starts a write.
@@ -407,26 +412,28 @@ where
     }
 
     async fn record_analysis(&self, id: Uuid, analysis: &str) -> Result<(), StoreError> {
+        let mut transaction = DB::begin_write(&self.pool).await?;
         sqlx::query(
             "INSERT INTO analyses (game_id, analysis) VALUES ($1, $2) \
              ON CONFLICT (game_id) DO NOTHING",
         )
         .bind(id)
         .bind(analysis)
-        .execute(&self.pool)
+        .execute(&mut *transaction)
         .await?;
+        sqlx::query(DB::STATEMENTS.mark_analysed)
+            .bind(id)
+            .execute(&mut *transaction)
+            .await?;
+        transaction.commit().await?;
         Ok(())
     }
 
     async fn unanalysed_games(&self, limit: i64) -> Result<Vec<Uuid>, StoreError> {
-        let rows: Vec<(Uuid,)> = sqlx::query_as(
-            "SELECT id FROM games WHERE status = 'finished' \
-             AND NOT EXISTS (SELECT 1 FROM analyses WHERE analyses.game_id = games.id) \
-             ORDER BY id LIMIT $1",
-        )
-        .bind(limit)
-        .fetch_all(&self.pool)
-        .await?;
+        let rows: Vec<(Uuid,)> = sqlx::query_as(DB::STATEMENTS.unanalysed_games)
+            .bind(limit)
+            .fetch_all(&self.pool)
+            .await?;
         Ok(rows.into_iter().map(|(id,)| id).collect())
     }
 

@@ -206,6 +206,9 @@ impl Backend for Sqlite {
             SELECT id FROM games WHERE status = 'waiting' AND created_at <= $1 \
             ORDER BY created_at LIMIT $2",
         cancel_game: "UPDATE games SET status = 'cancelled' WHERE id = $1 AND status = 'waiting'",
+        unanalysed_games: "\
+            SELECT id FROM games WHERE status = 'finished' AND analysed = 0 ORDER BY id LIMIT $1",
+        mark_analysed: "UPDATE games SET analysed = 1 WHERE id = $1",
     };
 
     const ACCOUNT_EVENTS_TTL: i64 = ACCOUNT_EVENTS_TTL.as_secs() as i64;

@@ -95,3 +95,47 @@ pub async fn the_first_audit_of_a_game_stands(backend: Backend) {
     store.record_audit(game.id, second).await.expect("record");
     assert_eq!(audit(game.id).await, Some(first));
 }
+
+pub async fn finished_games_are_unanalysed_until_their_analysis_is_stored(backend: Backend) {
+    // The analysis threads' sweep finds the finished games without an analysis (not the games
+    // in play), in id order, up to the limit; a game whose analysis is stored drops out.
+    let db = TestDb::connect(backend).await;
+    let store: &dyn EventStore = db.store.as_ref();
+    let mut finished = Vec::new();
+    for status in ["finished", "playing", "finished", "finished"] {
+        let game = new_game("2026-05-01T12:00:00Z");
+        store
+            .create_game(game.clone(), created(&game), None)
+            .await
+            .expect("create");
+        let moved = vec![event("game_started", json!({}))];
+        append_at(store, game.id, 1, moved, update(status), None)
+            .await
+            .expect("append");
+        if status == "finished" {
+            finished.push(game.id);
+        }
+    }
+    finished.sort();
+    assert_eq!(store.unanalysed_games(10).await.expect("sweep"), finished);
+    assert_eq!(
+        store.unanalysed_games(2).await.expect("sweep"),
+        finished[..2]
+    );
+    store
+        .record_analysis(finished[1], "{\"status\": \"done\"}")
+        .await
+        .expect("record");
+    assert_eq!(
+        store.unanalysed_games(10).await.expect("sweep"),
+        [finished[0], finished[2]]
+    );
+    assert_eq!(
+        store
+            .load_analysis(finished[1])
+            .await
+            .expect("load")
+            .as_deref(),
+        Some("{\"status\": \"done\"}")
+    );
+}
