@@ -564,8 +564,9 @@ async fn move_while_new_connections_are_refused(app: &TestApp, id: &str, seats: 
 async fn a_dropped_listening_connection_costs_no_entry() {
     // The listening connections of both instances are killed and kept from reconnecting while a
     // move is made, so its notification reaches nobody: the stream on the second instance still
-    // gets the move's entries once its listener is back, well before its 15 s safety re-check,
-    // because a reconnected listener wakes every stream; the next move then arrives as before.
+    // gets the move's entries once its listener is back, well before its safety re-check (a
+    // minute), because a reconnected listener wakes every stream; the next move then arrives as
+    // before.
     let instances = Instances::start(Backend::Postgres).await;
     let (writer, reader) = (&instances.writer, instances.reader());
     let (id, _, seats) = started_game(writer).await;
