@@ -155,6 +155,33 @@ async fn players_mode_seats_play_from_their_own_views(backend: Backend) {
     assert_eq!(report["check"]["verified"], 2, "{report:#}");
 }
 
+async fn players_with_accounts_follow_their_accounts_events(backend: Backend) {
+    // Each of the 4 accounts gets its game's game_started and at least one your_turn (its
+    // initial reveal) on its stream, and the report says how long each took from its write.
+    let app = spawn_app(backend).await;
+    let args = [
+        "--mode",
+        "players",
+        "--accounts",
+        "--games",
+        "2",
+        "--total-games",
+        "2",
+        "--duration",
+        "120",
+    ];
+    let (code, report) = loadgen(&app, &args).await;
+    assert_eq!(code, Some(0), "{report:#}");
+    assert_shape(&report);
+    assert_eq!(count(&report, "games_finished"), 2, "{report:#}");
+    assert!(count(&report, "account_events") >= 4 * 2, "{report:#}");
+    let lag = &report["account_event_lag_ms"];
+    assert!(
+        lag["p50"].as_f64().unwrap() <= lag["max"].as_f64().unwrap(),
+        "{report:#}"
+    );
+}
+
 async fn streams_mode_holds_every_seat_s_stream_open_without_a_move(backend: Backend) {
     let app = spawn_app(backend).await;
     let args = [
@@ -275,6 +302,7 @@ on_both_backends!(
     views_mode_only_reads_views_of_games_in_progress,
     views_mode_reads_views_in_the_hole_asked_for,
     players_mode_seats_play_from_their_own_views,
+    players_with_accounts_follow_their_accounts_events,
     streams_mode_holds_every_seat_s_stream_open_without_a_move,
     a_second_run_resumes_the_games_of_the_first,
 );

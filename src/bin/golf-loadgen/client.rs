@@ -239,6 +239,13 @@ impl Client {
             .bearer_auth(&game.tokens[seat])
     }
 
+    /// The request that opens the stream of the events of the account of `token`, after event
+    /// `after`.
+    pub fn account_stream(&self, token: &str, after: i64) -> RequestBuilder {
+        let path = format!("/v1/account/stream?after={after}");
+        self.http.get(self.url(&path)).bearer_auth(token)
+    }
+
     /// Sends the request `build` makes until the server answers it with something other than
     /// 503 or 429, waiting more and more between tries; None when the run stops first (audits
     /// excepted) or the server stays away for [`GIVE_UP_AFTER`].

@@ -7,9 +7,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use chrono::{DateTime, Utc};
 use reqwest::StatusCode;
 use serde_json::Value;
 use tokio::sync::{Barrier, watch};
+use tokio::task::JoinHandle;
 
 use crate::client::{Answer, Client, Game};
 use crate::deliveries::Deliveries;
@@ -115,9 +117,21 @@ pub async fn views(
 /// Players mode: creates games one after another; each seat of a game is a client of its own
 /// that learns its turn from the game's stream and plays from its `legal_moves`.
 pub async fn players(client: Arc<Client>, plan: Arc<Plan>, accounts: Arc<[String]>) {
+    // A player with an account follows its events (a phone's notifications) for the whole run,
+    // whatever game it is in.
+    let followers: Vec<_> = accounts
+        .iter()
+        .map(|token| tokio::spawn(follow_account(client.clone(), token.clone())))
+        .collect();
+    play_games(&client, &plan, &accounts).await;
+    followers.iter().for_each(JoinHandle::abort);
+}
+
+/// Players mode's games, one after another.
+async fn play_games(client: &Arc<Client>, plan: &Plan, accounts: &[String]) {
     while !client.stopped() && plan.take() {
-        let Some(game) = client.set_up(plan.seats, plan.holes, &accounts).await else {
-            pause(&client).await;
+        let Some(game) = client.set_up(plan.seats, plan.holes, accounts).await else {
+            pause(client).await;
             continue;
         };
         let game = Arc::new(game);
@@ -442,6 +456,61 @@ async fn hold(client: Arc<Client>, mut response: reqwest::Response) {
     }
 }
 
+/// Follows the stream of the account of `token` until the run stops, measuring each event's
+/// delivery: from its `at` (the time of the write that stored it, on the server's clock, which
+/// is this machine's) to its arrival; reconnects after the last event it saw.
+async fn follow_account(client: Arc<Client>, token: String) {
+    let mut after = 0i64;
+    let mut backoff = Duration::from_millis(50);
+    while !client.stopped() {
+        match client.account_stream(&token, after).send().await {
+            Ok(mut response) if response.status().is_success() => {
+                backoff = Duration::from_millis(50);
+                let mut pending = Vec::new();
+                while let Ok(Some(chunk)) = response.chunk().await {
+                    pending.extend_from_slice(&chunk);
+                    for (id, event) in take_events(&mut pending) {
+                        after = after.max(id);
+                        let at = event["at"]
+                            .as_str()
+                            .and_then(|at| at.parse::<DateTime<Utc>>().ok());
+                        if let Some(at) = at {
+                            let lag = Utc::now().signed_duration_since(at);
+                            client.stats.account_event(lag.to_std().unwrap_or_default());
+                        }
+                    }
+                }
+            }
+            Ok(response) => client.stats.error(response.status().as_str()),
+            Err(_) => client.stats.error("connect"),
+        }
+        tokio::time::sleep(backoff).await;
+        backoff = (backoff * 2).min(Duration::from_secs(2));
+    }
+}
+
+/// Consumes the complete events of an SSE stream's bytes (a chunk may end in the middle of one)
+/// and returns each as its `id:` and its `data:` read as JSON.
+fn take_events(pending: &mut Vec<u8>) -> Vec<(i64, Value)> {
+    let Some(end) = pending.windows(2).rposition(|pair| pair == b"\n\n") else {
+        return Vec::new();
+    };
+    let events: Vec<u8> = pending.drain(..end + 2).collect();
+    String::from_utf8_lossy(&events)
+        .split("\n\n")
+        .filter_map(|event| {
+            let field = |name: &str| {
+                event
+                    .lines()
+                    .find_map(|line| line.strip_prefix(name).map(str::trim))
+            };
+            let id = field("id:")?.parse().ok()?;
+            let data = serde_json::from_str(field("data:")?).ok()?;
+            Some((id, data))
+        })
+        .collect()
+}
+
 /// A refusal because the game moved on from the version the move was chosen in.
 fn is_conflict(status: StatusCode) -> bool {
     status == 409 || status == 412
@@ -484,7 +553,22 @@ async fn pause(client: &Client) {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
+
+    #[test]
+    fn account_events_are_read_from_complete_events_only() {
+        let mut pending =
+            b": keep-alive\n\nid: 3\ndata: {\"type\": \"your_turn\"}\n\nid: 4\nda".to_vec();
+        assert_eq!(
+            take_events(&mut pending),
+            [(3, json!({"type": "your_turn"}))]
+        );
+        pending.extend_from_slice(b"ta: {}\n\n");
+        assert_eq!(take_events(&mut pending), [(4, json!({}))]);
+        assert!(pending.is_empty());
+    }
 
     #[test]
     fn stream_ids_are_read_from_complete_lines_only() {

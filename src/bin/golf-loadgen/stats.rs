@@ -29,6 +29,8 @@ pub struct Stats {
     view_micros: Mutex<Vec<u32>>,
     /// Players mode: from a move's acknowledgment to its entry on each other seat's stream.
     delivery_micros: Mutex<Vec<u32>>,
+    /// Players mode with accounts: from an account event's time to its arrival on the stream.
+    account_event_micros: Mutex<Vec<u32>>,
     errors: Mutex<BTreeMap<String, u64>>,
     finished_ids: Mutex<Vec<String>>,
 }
@@ -57,6 +59,13 @@ impl Stats {
     pub fn delivered(&self, lag: Duration) {
         if self.is_measuring() {
             push_micros(&self.delivery_micros, lag);
+        }
+    }
+
+    /// An account's stream carried an event `lag` after the write that stored it.
+    pub fn account_event(&self, lag: Duration) {
+        if self.is_measuring() {
+            push_micros(&self.account_event_micros, lag);
         }
     }
 
@@ -135,6 +144,11 @@ impl Stats {
             .lock()
             .expect("samples lock")
             .is_empty();
+        let account_events = self
+            .account_event_micros
+            .lock()
+            .expect("samples lock")
+            .len();
         Report {
             elapsed_s: round(seconds, 3),
             moves_acked: moves,
@@ -155,6 +169,9 @@ impl Stats {
                 .collect(),
             view_latency_ms: Latency::of(&self.view_micros),
             delivery_lag_ms: delivered.then(|| Latency::of(&self.delivery_micros)),
+            account_events: account_events as u64,
+            account_event_lag_ms: (account_events > 0)
+                .then(|| Latency::of(&self.account_event_micros)),
             conflicts: self.conflicts.load(Ordering::Relaxed),
             streams_opened: self.streams_opened.load(Ordering::Relaxed),
             stream_bytes: self.stream_bytes.load(Ordering::Relaxed),
@@ -250,6 +267,10 @@ pub struct Report {
     pub view_latency_ms: Latency,
     /// Players mode: from a move's acknowledgment to its entry on each other seat's stream.
     pub delivery_lag_ms: Option<Latency>,
+    /// Players mode with accounts: the events the accounts' streams carried while measuring.
+    pub account_events: u64,
+    /// And from each one's `at` (the write that stored it) to its arrival.
+    pub account_event_lag_ms: Option<Latency>,
     /// Moves refused with 409 or 412 because the game moved on (also counted in `errors`).
     pub conflicts: u64,
     /// Streams mode: the streams opened and held.
@@ -328,6 +349,13 @@ impl Report {
         }
         if let Some(lag) = &self.delivery_lag_ms {
             text += &format!("delivery to the other seats' streams: {}\n", lag.human());
+        }
+        if let Some(lag) = &self.account_event_lag_ms {
+            text += &format!(
+                "{} account events, from their write to the account's stream: {}\n",
+                self.account_events,
+                lag.human()
+            );
         }
         text
     }
