@@ -80,7 +80,7 @@ impl AccountStream {
                 }
                 match self.read().await {
                     Ok(events) if !events.is_empty() => return AccountItem::Events(events),
-                    Ok(_) => self.dirty = false,
+                    Ok(_) => {}
                     // The database away for a while: try again at the next keep-alive.
                     Err(error) => {
                         tracing::warn!(%error, "cannot read an account's events");
@@ -109,7 +109,8 @@ impl AccountStream {
         }
     }
 
-    /// The events after `last`, a page at most; more pages stay `dirty`.
+    /// The events after `last`, a page at most; the stream stays `dirty` only after a full page
+    /// (an event stored after the read wakes it again).
     async fn read(&mut self) -> Result<Vec<(i64, Value)>, ServiceError> {
         let events = self
             .service
@@ -120,6 +121,7 @@ impl AccountStream {
         if let Some(event) = events.last() {
             self.last = event.id;
         }
+        self.dirty = events.len() as i64 == PAGE;
         Ok(events
             .iter()
             .map(|event| (event.id, event_json(event)))
