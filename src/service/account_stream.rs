@@ -75,12 +75,10 @@ impl AccountStream {
     pub async fn next(&mut self) -> AccountItem {
         loop {
             if self.dirty {
-                if self.revoked().await {
-                    return AccountItem::Revoked;
-                }
                 match self.read().await {
-                    Ok(events) if !events.is_empty() => return AccountItem::Events(events),
-                    Ok(_) => {}
+                    Ok(None) => return AccountItem::Revoked,
+                    Ok(Some(events)) if !events.is_empty() => return AccountItem::Events(events),
+                    Ok(Some(_)) => {}
                     // The database away for a while: try again at the next keep-alive.
                     Err(error) => {
                         tracing::warn!(%error, "cannot read an account's events");
@@ -99,32 +97,30 @@ impl AccountStream {
         }
     }
 
-    /// Whether the token the stream was opened with is no longer the account's. A database away
-    /// for a while revokes nothing: the next wake-up asks again.
-    async fn revoked(&self) -> bool {
-        let accounts = self.service.store.accounts();
-        match accounts.account_by_token(&self.token_hash).await {
-            Ok(found) => found.is_none_or(|account| account.username != self.username),
-            Err(_) => false,
-        }
-    }
-
-    /// The events after `last`, a page at most; the stream stays `dirty` only after a full page
-    /// (an event stored after the read wakes it again).
-    async fn read(&mut self) -> Result<Vec<(i64, Value)>, ServiceError> {
-        let events = self
-            .service
-            .store
-            .accounts()
-            .account_events(&self.username, self.last, PAGE)
-            .await?;
+    /// The events after `last`, a page at most, read with the check that the token the stream
+    /// was opened with is still the account's (`None` once it is not: a revoked token reads
+    /// nothing more). The stream stays `dirty` only after a full page (an event stored after
+    /// the read wakes it again). A database away for a while revokes nothing: the next wake-up
+    /// asks again.
+    async fn read(&mut self) -> Result<Option<Vec<(i64, Value)>>, ServiceError> {
+        let read = self.service.store.accounts().account_events_for_token(
+            &self.username,
+            &self.token_hash,
+            self.last,
+            PAGE,
+        );
+        let Some(events) = read.await? else {
+            return Ok(None);
+        };
         if let Some(event) = events.last() {
             self.last = event.id;
         }
         self.dirty = events.len() as i64 == PAGE;
-        Ok(events
-            .iter()
-            .map(|event| (event.id, event_json(event)))
-            .collect())
+        Ok(Some(
+            events
+                .iter()
+                .map(|event| (event.id, event_json(event)))
+                .collect(),
+        ))
     }
 }

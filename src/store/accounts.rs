@@ -142,6 +142,17 @@ pub trait AccountStore: Send + Sync {
         limit: i64,
     ) -> Result<Vec<AccountEventRecord>, StoreError>;
 
+    /// As [`AccountStore::account_events`], in the same statement as the check that
+    /// `token_hash` is still the account's token: `None` once it is not (rotated, or the
+    /// account gone), and then no event.
+    async fn account_events_for_token(
+        &self,
+        account: &str,
+        token_hash: &[u8; 32],
+        after: i64,
+        limit: i64,
+    ) -> Result<Option<Vec<AccountEventRecord>>, StoreError>;
+
     /// Deletes account events older than [`ACCOUNT_EVENTS_TTL`], up to `limit`; returns how many
     /// (run by [`super::EventStore::purge_expired_idempotency`]).
     async fn purge_account_events(&self, limit: i64) -> Result<u64, StoreError>;

@@ -261,6 +261,31 @@ pub struct AccountEventRow {
     data: Json<Value>,
 }
 
+/// A row of the read of an account's events for a token: an event, or all null when the token
+/// is the account's and no event follows.
+#[derive(sqlx::FromRow)]
+pub struct TokenEventRow {
+    id: Option<i64>,
+    at: Option<String>,
+    #[sqlx(rename = "type")]
+    kind: Option<String>,
+    game_id: Option<Uuid>,
+    data: Option<Json<Value>>,
+}
+
+impl TokenEventRow {
+    /// The event of the row, if it holds one.
+    pub fn event(self) -> Option<AccountEventRecord> {
+        Some(AccountEventRecord {
+            id: self.id?,
+            at: self.at?,
+            kind: self.kind?,
+            game_id: self.game_id,
+            data: self.data?.0,
+        })
+    }
+}
+
 impl From<AccountEventRow> for AccountEventRecord {
     fn from(row: AccountEventRow) -> Self {
         AccountEventRecord {

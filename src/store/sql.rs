@@ -275,6 +275,7 @@ where
     for<'r> AccountRow: FromRow<'r, DB::Row>,
     for<'r> rows::ListedGameRow: FromRow<'r, DB::Row>,
     for<'r> rows::AccountEventRow: FromRow<'r, DB::Row>,
+    for<'r> rows::TokenEventRow: FromRow<'r, DB::Row>,
     for<'r> (i64, i64): FromRow<'r, DB::Row>,
     Option<String>: Bind<DB>,
     Option<i32>: Bind<DB>,

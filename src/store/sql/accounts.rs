@@ -10,7 +10,7 @@ use crate::engine::Status;
 use crate::store::accounts::{
     AccountEventRecord, AccountRecord, AccountStore, GamesCursor, ListedGame, NewAccount, wake_key,
 };
-use crate::store::rows::{AccountEventRow, AccountRow, ListedGameRow};
+use crate::store::rows::{AccountEventRow, AccountRow, ListedGameRow, TokenEventRow};
 use crate::store::{CreateIdempotency, StoreError};
 
 /// The statements on accounts whose text differs between the dialects.
@@ -48,6 +48,7 @@ where
     for<'r> AccountRow: FromRow<'r, DB::Row>,
     for<'r> ListedGameRow: FromRow<'r, DB::Row>,
     for<'r> AccountEventRow: FromRow<'r, DB::Row>,
+    for<'r> TokenEventRow: FromRow<'r, DB::Row>,
     for<'r> (i64, i64): FromRow<'r, DB::Row>,
     Uuid: Bind<DB>,
     i64: Bind<DB>,
@@ -139,6 +140,33 @@ where
         .fetch_all(&self.pool)
         .await?;
         Ok(rows.into_iter().map(AccountEventRecord::from).collect())
+    }
+
+    async fn account_events_for_token(
+        &self,
+        account: &str,
+        token_hash: &[u8; 32],
+        after: i64,
+        limit: i64,
+    ) -> Result<Option<Vec<AccountEventRecord>>, StoreError> {
+        // No row: the token is not the account's. Else the events, or one row of nulls.
+        let rows: Vec<TokenEventRow> = sqlx::query_as(
+            "SELECT e.id, e.at, e.type, e.game_id, e.data FROM accounts AS a \
+             LEFT JOIN account_events AS e ON e.account = a.username AND e.id > $3 \
+             WHERE a.username = $1 AND a.token_hash = $2 ORDER BY e.id LIMIT $4",
+        )
+        .bind(account)
+        .bind(token_hash.to_vec())
+        .bind(after)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        if rows.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(
+            rows.into_iter().filter_map(TokenEventRow::event).collect(),
+        ))
     }
 
     async fn purge_account_events(&self, limit: i64) -> Result<u64, StoreError> {
