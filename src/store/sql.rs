@@ -89,8 +89,7 @@ pub struct Statements {
     /// changes through the database ([`Backend::NOTIFIES_ON_COMMIT`]), the same statement
     /// announces it.
     pub cancel_game: &'static str,
-    /// Up to `$1` ids of finished games whose analysis is not stored, in id order, as the
-    /// partial index `games_unanalysed` spells them.
+    /// Up to `$1` finished games without an analysis, in id order, spelt as `games_unanalysed`.
     pub unanalysed_games: &'static str,
     /// Marks game `$1` analysed, in the transaction that stores its analysis.
     pub mark_analysed: &'static str,
