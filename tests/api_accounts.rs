@@ -322,12 +322,7 @@ async fn a_game_of_two_accounts_plays_to_the_end_and_verifies(backend: Backend) 
     }
     play_to_the_end(&app, &id, &seats).await;
     assert_eq!(app.view(&id, None).await["status"], "finished");
-    let audit: Value = app
-        .get(&format!("/v1/games/{id}/audit"))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let audit = app.audit(&id).await;
     assert_eq!(audit["verified"], true, "{audit}");
     // The export (with the accounts in its player_joined) verifies offline, and check-db passes.
     let export = app.get(&format!("/v1/games/{id}/export")).await;

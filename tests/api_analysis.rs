@@ -101,7 +101,6 @@ async fn an_instance_holds_its_pool_and_one_listening_connection_audits_and_anal
     // A pool of 2, both opened by concurrent views; a finished game then audited and analysed,
     // each on a thread of its own: the database counts the pool's 2 and the listener's 1.
     let database = TestDatabase::new(Backend::Postgres).await;
-    let name = database.name.clone().expect("a PostgreSQL database");
     let app = spawn_app_with(database, Clock::system(), |config| {
         config.db_max_connections = 2
     })
@@ -112,21 +111,10 @@ async fn an_instance_holds_its_pool_and_one_listening_connection_audits_and_anal
     for view in futures_util::future::join_all(views).await {
         assert_eq!(view.status(), 200);
     }
-    let audit: Value = app
-        .get(&format!("{path}/audit"))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let audit = app.audit(&id).await;
     assert_eq!(audit["verified"], true, "{audit}");
     assert_eq!(analysed(&app, &id).await["status"], "done");
-    let mut admin = common::admin_connection().await;
-    let sessions: i64 =
-        sqlx::query_scalar("SELECT count(*) FROM pg_stat_activity WHERE datname = $1")
-            .bind(&name)
-            .fetch_one(&mut admin)
-            .await
-            .unwrap();
+    let sessions = app.database.sessions().await;
     assert!(sessions <= 3, "{sessions} sessions for a pool of 2");
 }
 

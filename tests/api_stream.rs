@@ -620,15 +620,7 @@ async fn measure_database_connections_of_a_thousand_idle_streams() {
     // then one move reaches all of them (through one shared read of the game).
     let app = spawn_app(Backend::Postgres).await;
     let (id, _, seats) = started_game(&app).await;
-    let count_sessions = || async {
-        let mut admin = common::admin_connection().await;
-        sqlx::query_scalar::<_, i64>("SELECT count(*) FROM pg_stat_activity WHERE datname = $1")
-            .bind(app.database.name.as_deref().unwrap())
-            .fetch_one(&mut admin)
-            .await
-            .unwrap()
-    };
-    let idle_before = count_sessions().await;
+    let idle_before = app.database.sessions().await;
     let mut streams = Vec::new();
     for _ in 0..1000 {
         streams.push(EventStream::open(&app, &id, "", Some(&seats[0].token), None).await);
@@ -638,7 +630,7 @@ async fn measure_database_connections_of_a_thousand_idle_streams() {
         stream.messages_through(version).await;
     }
     tokio::time::sleep(Duration::from_secs(2)).await;
-    let idle = count_sessions().await;
+    let idle = app.database.sessions().await;
     assert!(one_move(&app, &id, &seats, 0).await);
     let started = Instant::now();
     for stream in &mut streams {

@@ -95,12 +95,7 @@ async fn assert_export_verifies(app: &TestApp, id: &str) -> String {
     let text = export.text().await.unwrap();
     let report = audit_text(&text);
     assert!(report.verified, "{}", report.render_text());
-    let audit: Value = app
-        .get(&format!("/v1/games/{id}/audit"))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let audit = app.audit(id).await;
     assert_eq!(audit["verified"], true, "{audit}");
     text
 }

@@ -101,12 +101,7 @@ async fn golf_log_2_games_verify_and_tampering_is_found(backend: Backend) {
         );
         let report = audit_text(&export);
         assert!(report.verified, "{rules}: {}", report.render_text());
-        let audit: Value = app
-            .get(&format!("/v1/games/{id}/audit"))
-            .await
-            .json()
-            .await
-            .unwrap();
+        let audit = app.audit(&id).await;
         assert_eq!(audit["verified"], true, "{rules}");
 
         let seq = first(&export, "card_swapped");

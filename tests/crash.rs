@@ -181,12 +181,7 @@ async fn acknowledged_moves_survive_sigkill_and_every_game_resumes(backend: Back
             );
             found_before_kill += usize::from(index < acked_before_kill);
         }
-        let audit: Value = app
-            .get(&format!("/v1/games/{id}/audit"))
-            .await
-            .json()
-            .await
-            .unwrap();
+        let audit = app.audit(id).await;
         assert_eq!(audit["verified"], true, "{audit}");
     }
     let (passed, report) = check_db(&database.url);

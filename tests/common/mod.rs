@@ -93,6 +93,17 @@ pub struct TestDatabase {
 }
 
 impl TestDatabase {
+    /// The sessions PostgreSQL counts on this database (PostgreSQL only).
+    pub async fn sessions(&self) -> i64 {
+        let name = self.name.as_deref().expect("a PostgreSQL database");
+        let mut admin = admin_connection().await;
+        sqlx::query_scalar("SELECT count(*) FROM pg_stat_activity WHERE datname = $1")
+            .bind(name)
+            .fetch_one(&mut admin)
+            .await
+            .expect("pg_stat_activity")
+    }
+
     pub async fn new(backend: Backend) -> Self {
         match backend {
             Backend::Postgres => {
@@ -262,6 +273,15 @@ impl TestApp {
             .send()
             .await
             .expect("request reaches the server")
+    }
+
+    /// The audit of game `id` (`GET .../audit`), as JSON.
+    pub async fn audit(&self, id: &str) -> Value {
+        self.get(&format!("/v1/games/{id}/audit"))
+            .await
+            .json()
+            .await
+            .expect("an audit")
     }
 }
 
