@@ -62,7 +62,8 @@ impl SqliteStore {
 }
 
 /// The statements of an append, in order, each reading one named part of a [`Batch`] (`$1`)
-/// with `json_each`: the first moves the game rows (`$1` the games part) that are at their
+/// with `jsonb_each`, whose rows `->>` reads as they are (with `json_each`, each `->>` parsed
+/// its row's text again): the first moves the game rows (`$1` the games part) that are at their
 /// expected version and not cancelled and returns their ids; the others insert the rows of those
 /// games only (`$2`, the JSON array of their ids). Bytes arrive as hex (`unhex`), ids as
 /// hyphenated UUIDs; `->` keeps a projection, a state or an event's data as JSON text.
@@ -75,7 +76,7 @@ const MOVE_GAMES: &str = "\
               value ->> 'version' AS version, value ->> 'head_hash' AS head_hash, \
               value ->> 'status' AS status, value ->> 'projection' AS projection, \
               value ->> 'joined' AS joined, value ->> 'deadline_at' AS deadline_at \
-          FROM json_each($1)) AS g \
+          FROM jsonb_each($1)) AS g \
     WHERE games.id = g.id AND games.version = g.expected AND games.status <> 'cancelled' \
     RETURNING games.id";
 
@@ -84,14 +85,14 @@ const INSERT_EVENTS: &str = "\
     INSERT INTO events (game_id, seq, type, data, at, salt, hash) \
     SELECT unhex(value ->> 'game_id', '-'), value ->> 'seq', value ->> 'type', value -> 'data', \
         value ->> 'at', unhex(value ->> 'salt'), unhex(value ->> 'hash') \
-    FROM json_each($1) WHERE value ->> 'game_id' IN (SELECT value FROM json_each($2))";
+    FROM jsonb_each($1) WHERE value ->> 'game_id' IN (SELECT value FROM json_each($2))";
 
 /// See [`MOVE_GAMES`]: the seats taken (`$1` the seats part).
 const INSERT_SEATS: &str = "\
     INSERT INTO seats (game_id, seat, name, bot, client_seed, token_hash, account) \
     SELECT unhex(value ->> 'game_id', '-'), value ->> 'seat', value ->> 'name', value ->> 'bot', \
         value ->> 'client_seed', unhex(value ->> 'token_hash'), value ->> 'account' \
-    FROM json_each($1) WHERE value ->> 'game_id' IN (SELECT value FROM json_each($2))";
+    FROM jsonb_each($1) WHERE value ->> 'game_id' IN (SELECT value FROM json_each($2))";
 
 /// See [`MOVE_GAMES`]: first deletes the expired records (older than `$3` seconds) with the
 /// keys of the stored responses (`$1` the responses part), which [`INSERT_RESPONSES`] replaces.
@@ -99,7 +100,7 @@ const EXPIRE_RESPONSES: &str = "\
     DELETE FROM move_idempotency \
     WHERE created_at <= unixepoch() - $3 AND (game_id, seat, key) IN \
         (SELECT unhex(value ->> 'game_id', '-'), value ->> 'seat', value ->> 'key' \
-         FROM json_each($1) WHERE value ->> 'game_id' IN (SELECT value FROM json_each($2)))";
+         FROM jsonb_each($1) WHERE value ->> 'game_id' IN (SELECT value FROM json_each($2)))";
 
 /// See [`MOVE_GAMES`]: the stored responses (`$1` the responses part); a key still
 /// recorded fails with a unique violation (`Conflict`).
@@ -107,7 +108,7 @@ const INSERT_RESPONSES: &str = "\
     INSERT INTO move_idempotency (game_id, seat, key, fingerprint, status, body) \
     SELECT unhex(value ->> 'game_id', '-'), value ->> 'seat', value ->> 'key', \
         value ->> 'fingerprint', value ->> 'status', value -> 'body' \
-    FROM json_each($1) WHERE value ->> 'game_id' IN (SELECT value FROM json_each($2))";
+    FROM jsonb_each($1) WHERE value ->> 'game_id' IN (SELECT value FROM json_each($2))";
 
 /// See [`MOVE_GAMES`]: the snapshots (`$1` the snapshots part, `$3` the documents).
 const INSERT_SNAPSHOTS: &str = "\
@@ -115,14 +116,14 @@ const INSERT_SNAPSHOTS: &str = "\
     INSERT INTO snapshots (game_id, seq, state) \
     SELECT unhex(s.value ->> 'game_id', '-'), s.value ->> 'seq', \
         (SELECT d.value FROM documents AS d WHERE d.place = s.value ->> 'state') \
-    FROM json_each($1) AS s WHERE s.value ->> 'game_id' IN (SELECT value FROM json_each($2))";
+    FROM jsonb_each($1) AS s WHERE s.value ->> 'game_id' IN (SELECT value FROM json_each($2))";
 
 /// See [`MOVE_GAMES`]: where the games stand for their accounts (`$1` the account games part).
 const LIST_ACCOUNT_GAMES: &str = "\
     INSERT INTO account_games (game_id, account, seat, status, updated_at, your_turn, won) \
     SELECT unhex(value ->> 'game_id', '-'), value ->> 'account', value ->> 'seat', \
         value ->> 'status', value ->> 'updated_at', 0, value ->> 'won' \
-    FROM json_each($1) WHERE value ->> 'game_id' IN (SELECT value FROM json_each($2)) \
+    FROM jsonb_each($1) WHERE value ->> 'game_id' IN (SELECT value FROM json_each($2)) \
     ON CONFLICT (game_id, account) DO UPDATE SET status = excluded.status, \
         updated_at = excluded.updated_at, won = excluded.won";
 
@@ -132,7 +133,7 @@ const INSERT_ACCOUNT_EVENTS: &str = "\
     WITH noticed AS (SELECT value ->> 'game_id' AS game_id, value ->> 'account' AS account, \
             value ->> 'ord' AS ord, value ->> 'at' AS at, value ->> 'type' AS type, \
             value -> 'data' AS data \
-        FROM json_each($1) WHERE value ->> 'game_id' IN (SELECT value FROM json_each($2))) \
+        FROM jsonb_each($1) WHERE value ->> 'game_id' IN (SELECT value FROM json_each($2))) \
     INSERT INTO account_events (account, id, at, type, game_id, data) \
     SELECT n.account, a.last_event_id + row_number() OVER (PARTITION BY n.account ORDER BY n.ord), \
         n.at, n.type, unhex(n.game_id, '-'), n.data \
@@ -142,7 +143,7 @@ const INSERT_ACCOUNT_EVENTS: &str = "\
 const NUMBER_ACCOUNT_EVENTS: &str = "\
     UPDATE accounts SET last_event_id = \
         (SELECT max(id) FROM account_events WHERE account = accounts.username) \
-    WHERE username IN (SELECT value ->> 'account' FROM json_each($1) \
+    WHERE username IN (SELECT value ->> 'account' FROM jsonb_each($1) \
         WHERE value ->> 'game_id' IN (SELECT value FROM json_each($2)))";
 
 impl Backend for Sqlite {
@@ -245,9 +246,10 @@ impl Backend for Sqlite {
                     ORDER BY ag.updated_at DESC, ag.game_id DESC LIMIT $4) AS finished) AS listed \
             ORDER BY updated_at DESC, game_id DESC LIMIT $4",
         purge_events: "\
-            DELETE FROM account_events WHERE (account, id) IN \
-                (SELECT account, id FROM account_events \
-                 WHERE created_at <= unixepoch() - $1 LIMIT $2)",
+            DELETE FROM account_events WHERE rowid IN \
+                (SELECT rowid FROM (SELECT rowid, created_at FROM account_events \
+                     ORDER BY rowid LIMIT $2) \
+                 WHERE created_at <= unixepoch() - $1)",
         insert: "\
             INSERT INTO accounts (username, display_name, token_hash, created_at) \
             VALUES ($1, $2, $3, $4)",
