@@ -38,6 +38,7 @@ use uuid::Uuid;
 use fixtures::*;
 use idempotency::{
     a_join_key_seats_once_in_its_game_and_is_purged, a_purge_deletes_a_backlog_of_many_batches,
+    account_events_older_than_thirty_days_are_purged_and_the_newer_kept,
     create_idempotency_and_key_conflicts, move_idempotency_found_then_expires,
 };
 use known_head::{
@@ -129,6 +130,7 @@ on_both_backends!(
     a_join_key_seats_once_in_its_game_and_is_purged,
     create_idempotency_and_key_conflicts,
     a_purge_deletes_a_backlog_of_many_batches,
+    account_events_older_than_thirty_days_are_purged_and_the_newer_kept,
     lobby_lists_public_waiting_games_newest_first,
     cancel_only_while_waiting,
     game_ids_page_through_every_game,

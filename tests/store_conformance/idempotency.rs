@@ -1,4 +1,5 @@
-//! Conformance cases for the stored answers of idempotent requests: found, expired, purged.
+//! Conformance cases for the stored answers of idempotent requests: found, expired, purged; and
+//! the purge of account events older than 30 days, which runs with theirs.
 
 use std::sync::Arc;
 
@@ -255,4 +256,44 @@ pub async fn a_purge_deletes_a_backlog_of_many_batches(backend: Backend) {
     assert_eq!(store.purge_expired_idempotency().await.expect("purge"), 0);
     let fresh = store.find_create_response("fresh").await.expect("find");
     assert!(fresh.is_some(), "a record still honored is kept");
+}
+
+pub async fn account_events_older_than_thirty_days_are_purged_and_the_newer_kept(backend: Backend) {
+    // A backlog larger than one batch of the purge, then three events of today, in the order
+    // the appends write them.
+    let db = TestDb::connect(backend).await;
+    let events = match db.backend {
+        Backend::Postgres => {
+            "INSERT INTO account_events (account, id, at, type, data, created_at) \
+             SELECT 'ada', i, '2026-01-01T00:00:00Z', 'your_turn', '{}', \
+                 now() - interval '31 days' FROM generate_series(1, 2500) AS i; \
+             INSERT INTO account_events (account, id, at, type, data) \
+             SELECT 'ada', i, '2026-02-01T00:00:00Z', 'your_turn', '{}' \
+             FROM generate_series(2501, 2503) AS i"
+        }
+        Backend::Sqlite => {
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2500) \
+             INSERT INTO account_events (account, id, at, type, data, created_at) \
+             SELECT 'ada', i, '2026-01-01T00:00:00Z', 'your_turn', '{}', \
+                 unixepoch() - 31 * 86400 FROM n; \
+             WITH RECURSIVE n(i) AS (SELECT 2501 UNION ALL SELECT i + 1 FROM n WHERE i < 2503) \
+             INSERT INTO account_events (account, id, at, type, data) \
+             SELECT 'ada', i, '2026-02-01T00:00:00Z', 'your_turn', '{}' FROM n"
+        }
+    };
+    db.execute(events).await;
+    let store = db.store.as_ref();
+
+    assert_eq!(
+        store.purge_expired_idempotency().await.expect("purge"),
+        2500
+    );
+    assert_eq!(store.purge_expired_idempotency().await.expect("purge"), 0);
+    let kept = store
+        .accounts()
+        .account_events("ada", 0, 10)
+        .await
+        .expect("events");
+    let ids: Vec<i64> = kept.iter().map(|event| event.id).collect();
+    assert_eq!(ids, [2501, 2502, 2503], "the events of today stay");
 }

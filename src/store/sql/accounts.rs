@@ -28,7 +28,8 @@ pub struct AccountStatements {
     /// unfinished ones are all the account's in `account_games_unfinished`, each timed by its
     /// game's last event, and sorted. Each dialect compares the times byte by byte its way.
     pub list_games: &'static str,
-    /// Deletes up to `$2` account events stored more than `$1` ([`Backend::Ttl`]) ago.
+    /// Deletes up to `$2` account events stored more than `$1` ([`Backend::Ttl`]) ago (on
+    /// SQLite, those among the `$2` oldest: see `migrations/sqlite/0017_account_events_lean.sql`).
     pub purge_events: &'static str,
 }
 
