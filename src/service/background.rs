@@ -33,7 +33,9 @@ impl BackgroundStore {
         }
     }
 
-    /// Runs `call` on the store, on the service's runtime, from any thread.
+    /// Runs `call` on the store, on the service's runtime, from any thread. Once that runtime
+    /// is shutting down (the server or a command is exiting), the call is dropped unrun:
+    /// `Unavailable`, which the threads log as work left for later.
     pub async fn run<T, Call>(
         &self,
         call: impl FnOnce(Arc<dyn EventStore>) -> Call,
@@ -46,7 +48,43 @@ impl BackgroundStore {
             .spawn(call(Arc::clone(&self.store)))
             .await
             .map_err(|error| {
-                StoreError::Internal(format!("a background store call failed: {error}"))
+                if error.is_cancelled() {
+                    StoreError::Unavailable("the instance is stopping".to_owned())
+                } else {
+                    StoreError::Internal(format!("a background store call failed: {error}"))
+                }
             })?
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store;
+
+    #[test]
+    fn a_call_after_the_service_runtime_stopped_is_unavailable() {
+        let directory = tempfile::tempdir().expect("a temporary directory");
+        let url = format!("sqlite://{}", directory.path().join("golf.db").display());
+        let service = tokio::runtime::Runtime::new().expect("the service's runtime");
+        let background = service.block_on(async {
+            let store = store::connect(&url, &store::PoolOptions::default())
+                .await
+                .expect("a fresh SQLite database");
+            BackgroundStore::new(store)
+        });
+        let thread = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("a background thread's runtime");
+        let pinged = |background: &BackgroundStore| {
+            thread.block_on(background.run(|store| async move { store.ping().await }))
+        };
+        assert!(pinged(&background).is_ok(), "a call while the service runs");
+
+        service.shutdown_background();
+        match pinged(&background) {
+            Err(StoreError::Unavailable(reason)) => assert_eq!(reason, "the instance is stopping"),
+            other => panic!("expected Unavailable, got {other:?}"),
+        }
     }
 }
