@@ -59,40 +59,10 @@ impl PgStore {
     }
 }
 
-/// Appends to distinct games in one statement, reading the named parts of a [`Batch`] (`$1`
-/// games, `$2` events, `$3` seats, `$4` responses, `$5` snapshots; `$6` the idempotency ttl in
-/// seconds; `$7` the documents, the projections and states that the parts name by their place;
-/// `$8` the accounts' games, `$9` their events).
-/// The accounts' events are numbered from each account's `last_event_id` (`numbered`: the row
-/// lock its update takes holds a concurrent batch's numbers back until this one commits), and
-/// wake the account's streams (`woken`, with the account's wake-up key). Each game's head moves
-/// only if it is at its expected version and not cancelled
-/// (`head`); the other parts insert only for the games whose head moved. It returns the ids of
-/// the games written; the others were moved on or cancelled by another writer. A taken seat or a
-/// recorded key fails the whole statement with a unique violation (`Conflict`); an expired record
-/// with the same key is deleted first (`expired`, evaluated before `answered` reads its count).
-/// Projections and states are read as `json`: their text is stored as written, never rebuilt.
-///
-/// The rows to update or delete are read through `unnest`, whose estimate (a few rows) makes the
-/// planner look each game up by its key; with `json_to_recordset`'s (a hundred) it scanned the
-/// whole `games` table, dead row versions included, for every batch (measured: a move cost
-/// PostgreSQL half as much again).
-///
-/// The row locks make a concurrent append to one of these games wait for this statement's
-/// commit, then find the version moved: it writes nothing. The `UPDATE` takes them in the order
-/// of its plan, a nested loop over the input (the estimate of `unnest` keeps it one), and the
-/// input is in game id order ([`Batch::of`]): two batches of the same games (only two instances
-/// make them) lock them in the same order and never deadlock. A first pass that locked the rows
-/// (`SELECT ... ORDER BY id FOR NO KEY UPDATE`) wrote and logged each game row once more and cost
-/// a move more than a tenth (docs/SCALING.md). Were a plan ever to take them out of order, the
-/// deadlock fails one batch (`Conflict`), which is then written one append at a time. The
-/// accounts' rows are updated the same way, without a locking pass first (which cost a move with
-/// accounts about a twentieth): in username order when the plan is a nested loop over `c`, in
-/// the table's order when it hashes `c` (a small table); two batches that met two accounts in
-/// opposite orders would deadlock, and one of them would be written again the same way.
-/// `pg_notify` in the same statement costs no round trip; the notifications leave on commit,
-/// each game's with the version its head reached.
-const APPEND: &str = "\
+/// The parts of [`APPEND`] that write the games' rows and those beside them.
+macro_rules! append_games {
+    () => {
+        "\
     WITH head AS ( \
         UPDATE games SET version = g.version, head_hash = decode(g.head_hash, 'hex'), \
             status = g.status, projection = ($7::text[])[g.projection]::json, \
@@ -135,7 +105,55 @@ const APPEND: &str = "\
         INSERT INTO snapshots (game_id, seq, state) \
         SELECT s.game_id, s.seq, ($7::text[])[s.state]::json \
         FROM json_to_recordset($5::json) AS s (game_id uuid, seq bigint, state integer) \
-        WHERE s.game_id IN (SELECT id FROM head)), \
+        WHERE s.game_id IN (SELECT id FROM head)) "
+    };
+}
+
+/// The notifications of the games written, and the statement's result: their ids.
+macro_rules! notify_games {
+    () => {
+        "\
+    SELECT id FROM head, \
+        LATERAL (SELECT pg_notify('golf_events', id::text || ' ' || version)) AS notified "
+    };
+}
+
+/// Appends to distinct games in one statement, reading the named parts of a [`Batch`] (`$1`
+/// games, `$2` events, `$3` seats, `$4` responses, `$5` snapshots; `$6` the idempotency ttl in
+/// seconds; `$7` the documents, the projections and states that the parts name by their place;
+/// `$8` the accounts' games, `$9` their events).
+/// The accounts' events are numbered from each account's `last_event_id` (`numbered`: the row
+/// lock its update takes holds a concurrent batch's numbers back until this one commits), and
+/// wake the account's streams (`woken`, with the account's wake-up key). Each game's head moves
+/// only if it is at its expected version and not cancelled
+/// (`head`); the other parts insert only for the games whose head moved. It returns the ids of
+/// the games written; the others were moved on or cancelled by another writer. A taken seat or a
+/// recorded key fails the whole statement with a unique violation (`Conflict`); an expired record
+/// with the same key is deleted first (`expired`, evaluated before `answered` reads its count).
+/// Projections and states are read as `json`: their text is stored as written, never rebuilt.
+///
+/// The rows to update or delete are read through `unnest`, whose estimate (a few rows) makes the
+/// planner look each game up by its key; with `json_to_recordset`'s (a hundred) it scanned the
+/// whole `games` table, dead row versions included, for every batch (measured: a move cost
+/// PostgreSQL half as much again).
+///
+/// The row locks make a concurrent append to one of these games wait for this statement's
+/// commit, then find the version moved: it writes nothing. The `UPDATE` takes them in the order
+/// of its plan, a nested loop over the input (the estimate of `unnest` keeps it one), and the
+/// input is in game id order ([`Batch::of`]): two batches of the same games (only two instances
+/// make them) lock them in the same order and never deadlock. A first pass that locked the rows
+/// (`SELECT ... ORDER BY id FOR NO KEY UPDATE`) wrote and logged each game row once more and cost
+/// a move more than a tenth (docs/SCALING.md). Were a plan ever to take them out of order, the
+/// deadlock fails one batch (`Conflict`), which is then written one append at a time. The
+/// accounts' rows are updated the same way, without a locking pass first (which cost a move with
+/// accounts about a twentieth): in username order when the plan is a nested loop over `c`, in
+/// the table's order when it hashes `c` (a small table); two batches that met two accounts in
+/// opposite orders would deadlock, and one of them would be written again the same way.
+/// `pg_notify` in the same statement costs no round trip; the notifications leave on commit,
+/// each game's with the version its head reached.
+const APPEND: &str = concat!(
+    append_games!(),
+    ", \
     listed AS ( \
         INSERT INTO account_games (game_id, account, seat, status, updated_at, won) \
         SELECT a.game_id, a.account, a.seat, a.status, a.updated_at, a.won \
@@ -162,9 +180,14 @@ const APPEND: &str = "\
         FROM noticed AS n JOIN numbered AS b ON b.username = n.account), \
     woken AS MATERIALIZED ( \
         SELECT pg_notify('golf_events', wake) FROM (SELECT DISTINCT wake FROM noticed) AS w) \
-    SELECT id FROM head, \
-        LATERAL (SELECT pg_notify('golf_events', id::text || ' ' || version)) AS notified \
-    WHERE (SELECT count(*) FROM woken) >= 0";
+",
+    notify_games!(),
+    " WHERE (SELECT count(*) FROM woken) >= 0"
+);
+
+/// [`APPEND`] for a batch that touches no account: its executor would still set up each
+/// account part, only to find it empty (measured: a move cost PostgreSQL about a tenth more).
+const APPEND_WITHOUT_ACCOUNTS: &str = concat!(append_games!(), notify_games!());
 
 impl Backend for Postgres {
     /// Seconds, as `make_interval(secs => $1)` takes them.
@@ -341,23 +364,30 @@ impl Backend for Postgres {
         pool.begin().await
     }
 
-    /// One statement (see [`APPEND`]).
+    /// One statement (see [`APPEND`] and [`APPEND_WITHOUT_ACCOUNTS`]).
     async fn write_batch(
         conn: &mut PgConnection,
         batch: &Batch<'_>,
     ) -> Result<Vec<Uuid>, StoreError> {
-        Ok(sqlx::query_scalar(APPEND)
+        let statement = if batch.touches_accounts() {
+            APPEND
+        } else {
+            APPEND_WITHOUT_ACCOUNTS
+        };
+        let query = sqlx::query_scalar(statement)
             .bind(&batch.games)
             .bind(&batch.events)
             .bind(&batch.seats)
             .bind(&batch.responses)
             .bind(&batch.snapshots)
             .bind(IDEMPOTENCY_TTL.as_secs_f64())
-            .bind(&batch.documents)
-            .bind(&batch.account_games)
-            .bind(&batch.account_events)
-            .fetch_all(conn)
-            .await?)
+            .bind(&batch.documents);
+        let query = if batch.touches_accounts() {
+            query.bind(&batch.account_games).bind(&batch.account_events)
+        } else {
+            query
+        };
+        Ok(query.fetch_all(conn).await?)
     }
 
     /// The statement outside a transaction: one round trip and one commit for all of them.

@@ -253,6 +253,21 @@ impl<'a> Parts<'a> {
     }
 }
 
+impl Batch<'_> {
+    /// Whether the batch writes any account's rows.
+    pub fn touches_accounts(&self) -> bool {
+        !no_rows(&self.account_games) || !no_rows(&self.account_events)
+    }
+}
+
+/// Whether a part holds no row.
+pub fn no_rows(part: &str) -> bool {
+    part == EMPTY
+}
+
+/// A part without rows, as [`text`] writes it.
+const EMPTY: &str = "[]";
+
 /// One part as JSON text.
 fn text(part: &impl Serialize) -> Result<String, StoreError> {
     serde_json::to_string(part).map_err(|e| StoreError::Internal(format!("an append's rows: {e}")))
