@@ -53,24 +53,22 @@ async fn a_filled_database_serves_its_games_as_the_api_wrote_them(backend: Backe
         .await;
     let mine: Value = mine.json().await.unwrap();
     // fill writes four games at once: a finished game may end after a playing one started.
-    let mut statuses: Vec<&str> = mine["games"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|game| game["status"].as_str().unwrap())
-        .collect();
+    let field = |name: &str| -> Vec<String> {
+        mine["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|game| game[name].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let mut statuses = field("status");
     statuses.sort_unstable();
     assert_eq!(
         statuses,
         ["finished", "finished", "playing", "playing"],
         "{mine}"
     );
-    let times: Vec<&str> = mine["games"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|game| game["updated_at"].as_str().unwrap())
-        .collect();
+    let times = field("updated_at");
     assert!(
         times.is_sorted_by(|a, b| a >= b),
         "not newest first: {mine}"
