@@ -369,7 +369,8 @@ impl Backend for Postgres {
         conn: &mut PgConnection,
         batch: &Batch<'_>,
     ) -> Result<Vec<Uuid>, StoreError> {
-        let statement = if batch.touches_accounts() {
+        let touches_accounts = batch.touches_accounts();
+        let statement = if touches_accounts {
             APPEND
         } else {
             APPEND_WITHOUT_ACCOUNTS
@@ -382,7 +383,7 @@ impl Backend for Postgres {
             .bind(&batch.snapshots)
             .bind(IDEMPOTENCY_TTL.as_secs_f64())
             .bind(&batch.documents);
-        let query = if batch.touches_accounts() {
+        let query = if touches_accounts {
             query.bind(&batch.account_games).bind(&batch.account_events)
         } else {
             query

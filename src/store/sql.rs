@@ -42,7 +42,7 @@ use super::{
 };
 use crate::engine::{Rules, Timestamp};
 pub use accounts::AccountStatements;
-pub use batch::{Batch, no_rows};
+pub use batch::Batch;
 pub use ratings::RatingStatements;
 pub use webhooks::WebhookStatements;
 

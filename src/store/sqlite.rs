@@ -21,7 +21,6 @@ use super::accounts::ACCOUNT_EVENTS_TTL;
 use super::notify::Changes;
 use super::sql::{
     AccountStatements, Backend, Batch, RatingStatements, SqlStore, Statements, WebhookStatements,
-    no_rows,
 };
 use super::{IDEMPOTENCY_TTL, PoolOptions, StoreError};
 
@@ -317,14 +316,12 @@ impl Backend for Sqlite {
         }
         let written = serde_json::to_string(&moved)
             .map_err(|e| StoreError::Internal(format!("the ids of the games moved: {e}")))?;
-        if !no_rows(&batch.responses) {
-            sqlx::query(EXPIRE_RESPONSES)
-                .bind(&batch.responses)
-                .bind(&written)
-                .bind(Self::IDEMPOTENCY_TTL)
-                .execute(&mut *conn)
-                .await?;
-        }
+        sqlx::query(EXPIRE_RESPONSES)
+            .bind(&batch.responses)
+            .bind(&written)
+            .bind(Self::IDEMPOTENCY_TTL)
+            .execute(&mut *conn)
+            .await?;
         let parts = [
             (INSERT_EVENTS, &batch.events),
             (INSERT_SEATS, &batch.seats),
@@ -333,22 +330,19 @@ impl Backend for Sqlite {
             (INSERT_ACCOUNT_EVENTS, &batch.account_events),
             (NUMBER_ACCOUNT_EVENTS, &batch.account_events),
         ];
-        // Each statement costs the writer a few microseconds even when it finds nothing to do.
-        for (statement, part) in parts.into_iter().filter(|(_, part)| !no_rows(part)) {
+        for (statement, part) in parts {
             sqlx::query(statement)
                 .bind(part)
                 .bind(&written)
                 .execute(&mut *conn)
                 .await?;
         }
-        if !no_rows(&batch.snapshots) {
-            sqlx::query(INSERT_SNAPSHOTS)
-                .bind(&batch.snapshots)
-                .bind(&written)
-                .bind(&documents)
-                .execute(&mut *conn)
-                .await?;
-        }
+        sqlx::query(INSERT_SNAPSHOTS)
+            .bind(&batch.snapshots)
+            .bind(&written)
+            .bind(&documents)
+            .execute(&mut *conn)
+            .await?;
         Ok(moved)
     }
 

@@ -261,7 +261,7 @@ impl Batch<'_> {
 }
 
 /// Whether a part holds no row.
-pub fn no_rows(part: &str) -> bool {
+fn no_rows(part: &str) -> bool {
     part == EMPTY
 }
 
