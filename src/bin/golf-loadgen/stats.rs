@@ -2,17 +2,21 @@
 //! measures (latencies), the once-a-second progress line, and the final report.
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
+
+/// The span of time a run's latencies are also grouped by, from the start of measuring: a run
+/// whose games start over `--ramp-s` shows apart what its ramp cost.
+const WINDOW: Duration = Duration::from_secs(10);
 
 /// The counters every task of a run shares. Moves, views and their latencies count only while
 /// measuring (views and streams modes set their games up first); errors count always.
 #[derive(Default)]
 pub struct Stats {
-    measuring: AtomicBool,
+    measuring_since: OnceLock<Instant>,
     moves: AtomicU64,
     views: AtomicU64,
     games_finished: AtomicU64,
@@ -27,6 +31,9 @@ pub struct Stats {
     /// The same, by the hole the move was chosen in.
     move_micros_by_hole: Mutex<BTreeMap<u64, Vec<u32>>>,
     view_micros: Mutex<Vec<u32>>,
+    /// Move and view latencies by the `WINDOW` of the run they ended in.
+    move_micros_by_window: Mutex<BTreeMap<u64, Vec<u32>>>,
+    view_micros_by_window: Mutex<BTreeMap<u64, Vec<u32>>>,
     /// Players mode: from a move's acknowledgment to its entry on each other seat's stream.
     delivery_micros: Mutex<Vec<u32>>,
     /// Players mode with accounts: from an account event's time to its arrival on the stream.
@@ -37,21 +44,30 @@ pub struct Stats {
 
 impl Stats {
     pub fn start_measuring(&self) {
-        self.measuring.store(true, Ordering::SeqCst);
+        self.measuring_since.get_or_init(Instant::now);
     }
 
     pub fn is_measuring(&self) -> bool {
-        self.measuring.load(Ordering::Relaxed)
+        self.measuring_since.get().is_some()
+    }
+
+    /// The start of the `WINDOW` of the run a sample ending now falls in, in seconds since
+    /// measuring began.
+    fn window(&self) -> Option<u64> {
+        let since = self.measuring_since.get()?;
+        let window = WINDOW.as_secs();
+        Some(since.elapsed().as_secs() / window * window)
     }
 
     pub fn move_acked(&self, hole: Option<u64>, took: Duration) {
-        if self.is_measuring() {
-            self.moves.fetch_add(1, Ordering::Relaxed);
-            push_micros(&self.move_micros, took);
-            if let Some(hole) = hole {
-                let mut by_hole = self.move_micros_by_hole.lock().expect("samples lock");
-                by_hole.entry(hole).or_default().push(micros(took));
-            }
+        let Some(window) = self.window() else {
+            return;
+        };
+        self.moves.fetch_add(1, Ordering::Relaxed);
+        push_micros(&self.move_micros, took);
+        push_keyed(&self.move_micros_by_window, window, took);
+        if let Some(hole) = hole {
+            push_keyed(&self.move_micros_by_hole, hole, took);
         }
     }
 
@@ -70,10 +86,12 @@ impl Stats {
     }
 
     pub fn view_read(&self, took: Duration) {
-        if self.is_measuring() {
-            self.views.fetch_add(1, Ordering::Relaxed);
-            push_micros(&self.view_micros, took);
-        }
+        let Some(window) = self.window() else {
+            return;
+        };
+        self.views.fetch_add(1, Ordering::Relaxed);
+        push_micros(&self.view_micros, took);
+        push_keyed(&self.view_micros_by_window, window, took);
     }
 
     /// A move refused because the game moved on (409 or 412): the mover reloads and goes on.
@@ -160,14 +178,10 @@ impl Stats {
             views_per_sec: rate(views),
             games_per_sec: rate(games),
             move_latency_ms: Latency::of(&self.move_micros),
-            move_latency_by_hole_ms: self
-                .move_micros_by_hole
-                .lock()
-                .expect("samples lock")
-                .iter()
-                .map(|(hole, samples)| (*hole, Latency::of_samples(samples.clone())))
-                .collect(),
+            move_latency_by_hole_ms: Latency::by_key(&self.move_micros_by_hole),
+            move_latency_by_window_ms: Latency::by_key(&self.move_micros_by_window),
             view_latency_ms: Latency::of(&self.view_micros),
+            view_latency_by_window_ms: Latency::by_key(&self.view_micros_by_window),
             delivery_lag_ms: delivered.then(|| Latency::of(&self.delivery_micros)),
             account_events: account_events as u64,
             account_event_lag_ms: (account_events > 0)
@@ -187,6 +201,11 @@ fn micros(took: Duration) -> u32 {
 
 fn push_micros(samples: &Mutex<Vec<u32>>, took: Duration) {
     samples.lock().expect("samples lock").push(micros(took));
+}
+
+fn push_keyed(samples: &Mutex<BTreeMap<u64, Vec<u32>>>, key: u64, took: Duration) {
+    let mut samples = samples.lock().expect("samples lock");
+    samples.entry(key).or_default().push(micros(took));
 }
 
 fn round(value: f64, digits: i32) -> f64 {
@@ -215,6 +234,14 @@ impl Latency {
 
     fn of(samples: &Mutex<Vec<u32>>) -> Latency {
         Latency::of_samples(samples.lock().expect("samples lock").clone())
+    }
+
+    fn by_key(samples: &Mutex<BTreeMap<u64, Vec<u32>>>) -> BTreeMap<u64, Latency> {
+        let samples = samples.lock().expect("samples lock");
+        samples
+            .iter()
+            .map(|(key, samples)| (*key, Latency::of_samples(samples.clone())))
+            .collect()
     }
 
     fn of_samples(mut samples: Vec<u32>) -> Latency {
@@ -264,7 +291,11 @@ pub struct Report {
     /// Move latencies by the hole each move was chosen in: a move late in a game should cost
     /// what one early in it costs.
     pub move_latency_by_hole_ms: BTreeMap<u64, Latency>,
+    /// Move latencies by the ten seconds of the run they ended in, keyed by their first second
+    /// since measuring began: a ramp's cost, a stall, a slow drift show apart.
+    pub move_latency_by_window_ms: BTreeMap<u64, Latency>,
     pub view_latency_ms: Latency,
+    pub view_latency_by_window_ms: BTreeMap<u64, Latency>,
     /// Players mode: from a move's acknowledgment to its entry on each other seat's stream.
     pub delivery_lag_ms: Option<Latency>,
     /// Players mode with accounts: the events the accounts' streams carried while measuring.
@@ -338,9 +369,11 @@ impl Report {
             text += &format!("moves in hole {first}: {}\n", early.human());
             text += &format!("moves in hole {last}: {}\n", late.human());
         }
+        text += &by_window("moves", &self.move_latency_by_window_ms);
         if self.views_read > 0 {
             text += &format!("views: {}\n", self.view_latency_ms.human());
         }
+        text += &by_window("views", &self.view_latency_by_window_ms);
         if self.streams_opened > 0 {
             text += &format!(
                 "streams: {} held open, {} bytes received while measuring\n",
@@ -376,6 +409,20 @@ impl Report {
             self.conflicts
         )
     }
+}
+
+/// A line for each window of a run that measured more than one.
+fn by_window(what: &str, windows: &BTreeMap<u64, Latency>) -> String {
+    if windows.len() < 2 {
+        return String::new();
+    }
+    windows
+        .iter()
+        .map(|(from, latency)| {
+            let to = from + WINDOW.as_secs();
+            format!("  {what} from {from} s to {to} s: {}\n", latency.human())
+        })
+        .collect()
 }
 
 /// Prints a line on stderr each second with the counts and the rates of the last second, until
@@ -445,6 +492,12 @@ mod tests {
             .map(|(hole, latency)| (*hole, latency.max))
             .collect();
         assert_eq!(by_hole, [(1, 5.0), (18, 7.0)]);
+        let by_window: Vec<(u64, f64)> = report
+            .move_latency_by_window_ms
+            .iter()
+            .map(|(from, latency)| (*from, latency.max))
+            .collect();
+        assert_eq!(by_window, [(0, 7.0)]);
         assert_eq!(stats.finished_ids(), ["a"]);
     }
 }
