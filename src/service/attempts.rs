@@ -133,8 +133,9 @@ pub(super) fn advance(
 
 impl GameService {
     /// Runs `attempt` on the game as it is now and appends what it decided with the version it
-    /// read. When another writer got there first, the attempt runs again on the fresh state, where
-    /// the stored answer of a concurrent retry, or the new turn, decides.
+    /// read. When another writer got there first, the attempt runs again on the fresh state (the
+    /// one a write of this instance left, if it is newer, else a load), where the stored answer
+    /// of a concurrent retry, or the new turn, decides.
     ///
     /// The first attempt starts from this instance's cached state, if any, without reading the
     /// game: the append is written only if the game is still at that state's version. What an
@@ -166,8 +167,15 @@ impl GameService {
             };
             match self.commit(&game, *write).await {
                 Ok(answer) => return Ok(answer),
-                // The cached state was stale: the fresh load decides, at once.
-                Err(StoreError::Conflict) if unchecked => self.metrics.conflicts.inc(),
+                // The cached state was stale: the state another write of this instance left,
+                // if it is newer (both seats reveal at once), else a fresh load, decides at once.
+                Err(StoreError::Conflict) if unchecked => {
+                    self.metrics.conflicts.inc();
+                    cached = self
+                        .cache
+                        .latest(id)
+                        .filter(|newer| newer.record.version > game.record.version);
+                }
                 Err(StoreError::Conflict) => {
                     self.metrics.conflicts.inc();
                     // Spread the retries of racing writers so that they do not collide again.
