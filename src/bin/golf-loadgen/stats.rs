@@ -27,13 +27,11 @@ pub struct Stats {
     streams_opened: AtomicU64,
     /// Streams mode: bytes the held streams carried while measuring (keep-alives, mostly).
     stream_bytes: AtomicU64,
-    move_micros: Mutex<Vec<u32>>,
-    /// The same, by the hole the move was chosen in.
-    move_micros_by_hole: Mutex<BTreeMap<u64, Vec<u32>>>,
-    view_micros: Mutex<Vec<u32>>,
-    /// Move and view latencies by the `WINDOW` of the run they ended in.
+    /// Move and view latencies by the `WINDOW` of the run they ended in (all of them, together).
     move_micros_by_window: Mutex<BTreeMap<u64, Vec<u32>>>,
     view_micros_by_window: Mutex<BTreeMap<u64, Vec<u32>>>,
+    /// Move latencies by the hole the move was chosen in, when the view said.
+    move_micros_by_hole: Mutex<BTreeMap<u64, Vec<u32>>>,
     /// Players mode: from a move's acknowledgment to its entry on each other seat's stream.
     delivery_micros: Mutex<Vec<u32>>,
     /// Players mode with accounts: from an account event's time to its arrival on the stream.
@@ -64,7 +62,6 @@ impl Stats {
             return;
         };
         self.moves.fetch_add(1, Ordering::Relaxed);
-        push_micros(&self.move_micros, took);
         push_keyed(&self.move_micros_by_window, window, took);
         if let Some(hole) = hole {
             push_keyed(&self.move_micros_by_hole, hole, took);
@@ -90,7 +87,6 @@ impl Stats {
             return;
         };
         self.views.fetch_add(1, Ordering::Relaxed);
-        push_micros(&self.view_micros, took);
         push_keyed(&self.view_micros_by_window, window, took);
     }
 
@@ -177,10 +173,10 @@ impl Stats {
             moves_per_sec: rate(moves),
             views_per_sec: rate(views),
             games_per_sec: rate(games),
-            move_latency_ms: Latency::of(&self.move_micros),
+            move_latency_ms: Latency::of_all(&self.move_micros_by_window),
             move_latency_by_hole_ms: Latency::by_key(&self.move_micros_by_hole),
             move_latency_by_window_ms: Latency::by_key(&self.move_micros_by_window),
-            view_latency_ms: Latency::of(&self.view_micros),
+            view_latency_ms: Latency::of_all(&self.view_micros_by_window),
             view_latency_by_window_ms: Latency::by_key(&self.view_micros_by_window),
             delivery_lag_ms: delivered.then(|| Latency::of(&self.delivery_micros)),
             account_events: account_events as u64,
@@ -234,6 +230,12 @@ impl Latency {
 
     fn of(samples: &Mutex<Vec<u32>>) -> Latency {
         Latency::of_samples(samples.lock().expect("samples lock").clone())
+    }
+
+    /// Of every sample, whatever its key.
+    fn of_all(samples: &Mutex<BTreeMap<u64, Vec<u32>>>) -> Latency {
+        let samples = samples.lock().expect("samples lock");
+        Latency::of_samples(samples.values().flatten().copied().collect())
     }
 
     fn by_key(samples: &Mutex<BTreeMap<u64, Vec<u32>>>) -> BTreeMap<u64, Latency> {
