@@ -40,9 +40,13 @@ const RETRY: Duration = Duration::from_millis(500);
 /// Entries read by one query of the live log.
 const PAGE: i64 = 1000;
 
-/// Entries kept in a game's shared read: enough for the moves of a few seconds, small enough
-/// to keep for every watched game.
-const SHARED_TAIL: i64 = 64;
+/// Entries a game's shared read keeps beyond those of its latest append or read: enough for the
+/// moves of a few seconds. Small, because it is kept for every watched game: at 64, the tails of
+/// 5,000 games in play held about 130 MiB (docs/SCALING.md).
+const SHARED_TAIL: usize = 8;
+
+/// Entries one shared read reaches back at most: streams further behind read on their own.
+const SHARED_READ: i64 = 64;
 
 /// A shared read this old is redone by a stream's keep-alive re-check: at most one re-check per
 /// game a minute, however many streams follow it. The re-check is the last resort for a wake-up
@@ -61,8 +65,27 @@ struct Recent {
     status: Option<Status>,
     /// The game's version then.
     version: i64,
-    /// The latest entries, contiguous and ending at `version` (a few dozen at most).
+    /// The latest entries, contiguous and ending at `version`: those of the latest append or
+    /// read, and a few more.
     tail: Vec<Entry>,
+}
+
+impl Recent {
+    /// Adds `entries`, which follow the tail (or replace it when they do not), and keeps at least
+    /// all of them: every stream that was current before them finds them here.
+    fn follow(&mut self, entries: Vec<Entry>) {
+        let (Some(first), Some(last)) = (entries.first(), entries.last()) else {
+            return;
+        };
+        if first.seq != self.version + 1 {
+            self.tail.clear();
+        }
+        self.version = last.seq;
+        let keep = SHARED_TAIL.max(entries.len());
+        self.tail.extend(entries);
+        let excess = self.tail.len().saturating_sub(keep);
+        self.tail.drain(..excess);
+    }
 }
 
 /// The shared reads of the games this instance streams: one per game, while a stream of it is
@@ -104,19 +127,10 @@ impl SharedReads {
         let Ok(mut recent) = shared.try_lock() else {
             return;
         };
-        let (Some(first), Some(last)) = (entries.first(), entries.last()) else {
-            return;
-        };
-        if last.seq <= recent.version {
+        if entries.last().is_none_or(|last| last.seq <= recent.version) {
             return;
         }
-        if first.seq != recent.version + 1 {
-            recent.tail.clear();
-        }
-        recent.tail.extend_from_slice(entries);
-        let excess = recent.tail.len().saturating_sub(SHARED_TAIL as usize);
-        recent.tail.drain(..excess);
-        recent.version = last.seq;
+        recent.follow(entries.to_vec());
         recent.status = Some(status);
         recent.fresh_for = Some((wake.generation, Instant::now()));
     }
@@ -294,29 +308,27 @@ impl LiveLog {
         Ok(Some(shown))
     }
 
-    /// Reads the game row and the entries after `recent`'s into it, keeping the last
-    /// [`SHARED_TAIL`].
+    /// Reads the game row and the entries after `recent`'s (at most [`SHARED_READ`]) into it.
     async fn refresh(&self, recent: &mut Recent) -> Result<(), ServiceError> {
         let Some(record) = self.service.store.load_game(self.id).await? else {
             recent.status = None;
             return Ok(());
         };
         if record.version > recent.version {
-            let after = recent.version.max(record.version - SHARED_TAIL);
-            if after > recent.version {
-                recent.tail.clear();
-            }
+            let after = recent.version.max(record.version - SHARED_READ);
             let entries = self
                 .service
                 .store
                 .load_events(self.id, after, record.version - after)
                 .await?;
-            recent.tail.extend(entries);
-            let excess = recent.tail.len().saturating_sub(SHARED_TAIL as usize);
-            recent.tail.drain(..excess);
+            recent.follow(entries);
+            if recent.version != record.version {
+                // An entry was missing: the tail must end at `version`, so it holds none, and
+                // the streams read on their own.
+                recent.tail.clear();
+                recent.version = record.version;
+            }
         }
-        // What was read, even if an entry were missing: the tail must end at `version`.
-        recent.version = recent.tail.last().map_or(record.version, |entry| entry.seq);
         recent.status = Some(record.status);
         Ok(())
     }
@@ -351,5 +363,45 @@ impl LiveLog {
         self.dirty = self.last < record.version;
         self.finished = finished && !self.dirty;
         Ok(Some(shown))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entries(seqs: std::ops::RangeInclusive<i64>) -> Vec<Entry> {
+        seqs.map(|seq| Entry {
+            seq,
+            at: String::new(),
+            kind: "card_drawn".to_owned(),
+            data: Value::Null,
+            salt: String::new(),
+            hash: String::new(),
+        })
+        .collect()
+    }
+
+    fn seqs(recent: &Recent) -> Vec<i64> {
+        recent.tail.iter().map(|entry| entry.seq).collect()
+    }
+
+    #[test]
+    fn a_shared_read_keeps_a_few_entries_and_all_of_the_latest_append() {
+        let mut recent = Recent::default();
+        recent.follow(entries(1..=5));
+        recent.follow(entries(6..=10));
+        assert_eq!(seqs(&recent), (3..=10).collect::<Vec<_>>());
+        // One append of a move and the bot turns it led to: a stream current before it finds
+        // every entry of it here.
+        recent.follow(entries(11..=30));
+        assert_eq!(seqs(&recent), (11..=30).collect::<Vec<_>>());
+        recent.follow(entries(31..=31));
+        assert_eq!(seqs(&recent), (24..=31).collect::<Vec<_>>());
+        assert_eq!(recent.version, 31);
+        // Entries that do not follow the tail replace it.
+        recent.follow(entries(40..=41));
+        assert_eq!(seqs(&recent), [40, 41]);
+        assert_eq!(recent.version, 41);
     }
 }
