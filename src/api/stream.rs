@@ -176,9 +176,9 @@ fn events(
     })
 }
 
-/// One SSE message per entry: `id:` its seq, `data:` the entry on one line (JSON has no raw
-/// newline).
-pub fn messages(entries: &[(i64, serde_json::Value)]) -> String {
+/// One SSE message per entry: `id:` its seq, `data:` the entry on one line (compact JSON has no
+/// raw newline).
+pub fn messages(entries: &[(i64, impl std::fmt::Display)]) -> String {
     let mut text = String::new();
     for (seq, entry) in entries {
         text.push_str(&format!("id: {seq}\ndata: {entry}\n\n"));

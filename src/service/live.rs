@@ -4,8 +4,10 @@
 //! wake-up hub ([`crate::store::Changes`]) and reads only when woken, or at each keep-alive
 //! (every [`KEEP_ALIVE`], a game at most every [`RECHECK_AGE`]), the safety net for a wake-up
 //! that never came. Every read starts after the last entry it handed out, so entries arrive in
-//! order, none twice and none skipped, however many wake-ups are lost or doubled. Entries are exactly those `GET .../events` gives
-//! the same caller at that moment (the same [`entry_for`]).
+//! order, none twice and none skipped, however many wake-ups are lost or doubled. Entries are
+//! exactly those `GET .../events` gives the same caller at that moment, as the same text: the
+//! shared reads decode and write each entry once, and redact it for each viewer with the same
+//! [`redacted_entry`] as [`entry_for`].
 //!
 //! The streams of one game on one instance share their reads ([`SharedReads`]): the first woken
 //! reads the game row and the new entries, the others take them from there, so that one wake-up
@@ -26,10 +28,11 @@ use serde_json::Value;
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use crate::engine::{Status, Viewer};
-use crate::service::reads::entry_for;
+use crate::engine::{Event, Status, Viewer};
+use crate::service::reads::{entry_for, redacted_entry};
 use crate::service::{GameService, ParsedLater, ServiceError};
-use crate::store::{Entry, Subscription, Wake};
+use crate::store::codec::entry_event;
+use crate::store::{Entry, StoreError, Subscription, Wake};
 
 /// How often an idle stream gets a keep-alive, and re-checks its game in case a wake-up was lost.
 pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
@@ -67,7 +70,49 @@ struct Recent {
     version: i64,
     /// The latest entries, contiguous and ending at `version`: those of the latest append or
     /// read, and a few more.
-    tail: Vec<Entry>,
+    tail: Vec<SharedEntry>,
+}
+
+/// An entry of a shared read, with what every stream of its game needs of it, made once rather
+/// than once per stream.
+#[derive(Debug)]
+struct SharedEntry {
+    /// The entry without its data, which `event` and `whole` hold: a redaction replaces it.
+    entry: Entry,
+    /// Its event, for each viewer's redaction (an error if it does not decode: a corrupt log).
+    event: Result<Event, String>,
+    /// Its JSON text for a viewer from whom it hides nothing.
+    whole: String,
+}
+
+impl SharedEntry {
+    fn new(mut entry: Entry) -> Self {
+        let event = entry_event(&entry).map(|(event, _)| event);
+        let whole = entry.to_json().to_string();
+        entry.data = Value::Null;
+        SharedEntry {
+            entry,
+            event,
+            whole,
+        }
+    }
+
+    fn seq(&self) -> i64 {
+        self.entry.seq
+    }
+
+    /// The entry's JSON text as `viewer` may see it: the text of [`entry_for`]'s answer.
+    fn text_for(&self, viewer: Viewer, finished: bool) -> Result<String, ServiceError> {
+        if finished {
+            return Ok(self.whole.clone());
+        }
+        let event = self
+            .event
+            .as_ref()
+            .map_err(|error| StoreError::Corrupt(error.clone()))?;
+        Ok(redacted_entry(&self.entry, event, viewer)
+            .map_or_else(|| self.whole.clone(), |json| json.to_string()))
+    }
 }
 
 impl Recent {
@@ -82,7 +127,7 @@ impl Recent {
         }
         self.version = last.seq;
         let keep = SHARED_TAIL.max(entries.len());
-        self.tail.extend(entries);
+        self.tail.extend(entries.into_iter().map(SharedEntry::new));
         let excess = self.tail.len().saturating_sub(keep);
         self.tail.drain(..excess);
     }
@@ -162,8 +207,8 @@ impl Drop for SharedRead {
 /// What a live log has next.
 #[derive(Debug)]
 pub enum LiveItem {
-    /// New entries, in order, as `(seq, entry as the viewer may see it)`.
-    Entries(Vec<(i64, Value)>),
+    /// New entries, in order, as `(seq, the entry's JSON text as the viewer may see it)`.
+    Entries(Vec<(i64, String)>),
     /// Nothing new for [`KEEP_ALIVE`]: time to show the client the stream is alive.
     KeepAlive,
     /// The game is gone (cancelled): nothing will ever come.
@@ -271,7 +316,7 @@ impl LiveLog {
     /// may announce more than it holds, or (for a keep-alive re-check) if it is older than
     /// [`RECHECK_AGE`]; a stream behind what it holds reads on its own. `None` when the game is
     /// gone.
-    async fn read_shared(&mut self) -> Result<Option<Vec<(i64, Value)>>, ServiceError> {
+    async fn read_shared(&mut self) -> Result<Option<Vec<(i64, String)>>, ServiceError> {
         let shared = Arc::clone(&self.shared.recent);
         let mut recent = shared.lock().await;
         let wake = self.subscription.latest();
@@ -290,7 +335,7 @@ impl LiveLog {
         let first = recent
             .tail
             .first()
-            .map_or(recent.version + 1, |entry| entry.seq);
+            .map_or(recent.version + 1, SharedEntry::seq);
         // `last` may be any seq a client names, up to i64::MAX.
         if first > self.last.saturating_add(1) {
             drop(recent);
@@ -300,8 +345,8 @@ impl LiveLog {
         let shown = recent
             .tail
             .iter()
-            .filter(|entry| entry.seq > self.last)
-            .map(|entry| Ok((entry.seq, entry_for(entry, self.viewer, finished)?)))
+            .filter(|entry| entry.seq() > self.last)
+            .map(|entry| Ok((entry.seq(), entry.text_for(self.viewer, finished)?)))
             .collect::<Result<Vec<_>, ServiceError>>()?;
         self.last = self.last.max(recent.version);
         self.finished = finished;
@@ -335,7 +380,7 @@ impl LiveLog {
 
     /// Entries after `last` up to the version the game row shows (a page at most), redacted as
     /// that row's status says; `None` when the game is gone.
-    async fn read(&mut self) -> Result<Option<Vec<(i64, Value)>>, ServiceError> {
+    async fn read(&mut self) -> Result<Option<Vec<(i64, String)>>, ServiceError> {
         let Some(record) = self.service.store.load_game(self.id).await? else {
             return Ok(None);
         };
@@ -354,7 +399,10 @@ impl LiveLog {
             .await?;
         let shown = entries
             .iter()
-            .map(|entry| Ok((entry.seq, entry_for(entry, self.viewer, finished)?)))
+            .map(|entry| {
+                let json = entry_for(entry, self.viewer, finished)?;
+                Ok((entry.seq, json.to_string()))
+            })
             .collect::<Result<Vec<_>, ServiceError>>()?;
         if let Some((seq, _)) = shown.last() {
             self.last = *seq;
@@ -382,8 +430,30 @@ mod tests {
         .collect()
     }
 
+    #[test]
+    fn a_shared_entry_shows_each_viewer_what_the_log_page_shows_them() {
+        let drawn = Entry {
+            seq: 7,
+            at: "2026-12-05T18:00:00.000000Z".to_owned(),
+            kind: "card_drawn".to_owned(),
+            data: serde_json::json!({"seat": 0, "source": "stock", "card": "10H"}),
+            salt: "00112233445566778899aabbccddeeff".to_owned(),
+            hash: "ab".repeat(32),
+        };
+        let shared = SharedEntry::new(drawn.clone());
+        for viewer in [Viewer::Spectator, Viewer::Seat(0), Viewer::Seat(1)] {
+            for finished in [false, true] {
+                let page = entry_for(&drawn, viewer, finished).unwrap().to_string();
+                let streamed = shared.text_for(viewer, finished).unwrap();
+                assert_eq!(streamed, page, "{viewer:?}, finished: {finished}");
+                let hidden = !finished && viewer != Viewer::Seat(0);
+                assert_eq!(!streamed.contains("10H"), hidden, "{streamed}");
+            }
+        }
+    }
+
     fn seqs(recent: &Recent) -> Vec<i64> {
-        recent.tail.iter().map(|entry| entry.seq).collect()
+        recent.tail.iter().map(SharedEntry::seq).collect()
     }
 
     #[test]

@@ -5,7 +5,7 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use crate::audit::ndjson;
-use crate::engine::{self, State, Status, View, Viewer};
+use crate::engine::{self, Event, State, Status, View, Viewer};
 use crate::service::credentials::Credential;
 use crate::service::paging::{check_limit, decode_cursor, encode_cursor};
 use crate::service::{EventsPage, GameService, LobbyPage, ParsedLater, ServiceError};
@@ -177,14 +177,19 @@ pub(super) fn entry_for(
     viewer: Viewer,
     finished: bool,
 ) -> Result<Value, ServiceError> {
-    let mut json = entry.to_json();
     if finished {
-        return Ok(json);
+        return Ok(entry.to_json());
     }
     let (event, _) = entry_event(entry).map_err(StoreError::Corrupt)?;
-    if let Some(redacted) = engine::redact_event(&event, viewer) {
-        json["data"] = redacted["data"].clone();
-        json["salt"] = Value::Null;
-    }
-    Ok(json)
+    Ok(redacted_entry(entry, &event, viewer).unwrap_or_else(|| entry.to_json()))
+}
+
+/// `entry` of a game not finished, whose event is `event`, redacted for `viewer` (hidden fields
+/// null and `salt` null), or `None` when it hides nothing from them.
+pub(super) fn redacted_entry(entry: &Entry, event: &Event, viewer: Viewer) -> Option<Value> {
+    let redacted = engine::redact_event(event, viewer)?;
+    let mut json = entry.to_json();
+    json["data"] = redacted["data"].clone();
+    json["salt"] = Value::Null;
+    Some(json)
 }
