@@ -86,14 +86,18 @@ struct SharedEntry {
 }
 
 impl SharedEntry {
-    fn new(mut entry: Entry) -> Self {
-        let event = entry_event(&entry).map(|(event, _)| event);
-        let whole = entry.to_json().to_string();
-        entry.data = Value::Null;
+    fn new(entry: &Entry) -> Self {
         SharedEntry {
-            entry,
-            event,
-            whole,
+            entry: Entry {
+                seq: entry.seq,
+                at: entry.at.clone(),
+                kind: entry.kind.clone(),
+                data: Value::Null,
+                salt: entry.salt.clone(),
+                hash: entry.hash.clone(),
+            },
+            event: entry_event(entry).map(|(event, _)| event),
+            whole: entry.to_json().to_string(),
         }
     }
 
@@ -118,7 +122,7 @@ impl SharedEntry {
 impl Recent {
     /// Adds `entries`, which follow the tail (or replace it when they do not), and keeps at least
     /// all of them: every stream that was current before them finds them here.
-    fn follow(&mut self, entries: Vec<Entry>) {
+    fn follow(&mut self, entries: &[Entry]) {
         let (Some(first), Some(last)) = (entries.first(), entries.last()) else {
             return;
         };
@@ -127,7 +131,7 @@ impl Recent {
         }
         self.version = last.seq;
         let keep = SHARED_TAIL.max(entries.len());
-        self.tail.extend(entries.into_iter().map(SharedEntry::new));
+        self.tail.extend(entries.iter().map(SharedEntry::new));
         let excess = self.tail.len().saturating_sub(keep);
         self.tail.drain(..excess);
     }
@@ -175,7 +179,7 @@ impl SharedReads {
         if entries.last().is_none_or(|last| last.seq <= recent.version) {
             return;
         }
-        recent.follow(entries.to_vec());
+        recent.follow(entries);
         recent.status = Some(status);
         recent.fresh_for = Some((wake.generation, Instant::now()));
     }
@@ -366,7 +370,7 @@ impl LiveLog {
                 .store
                 .load_events(self.id, after, record.version - after)
                 .await?;
-            recent.follow(entries);
+            recent.follow(&entries);
             if recent.version != record.version {
                 // An entry was missing: the tail must end at `version`, so it holds none, and
                 // the streams read on their own.
@@ -440,7 +444,7 @@ mod tests {
             salt: "00112233445566778899aabbccddeeff".to_owned(),
             hash: "ab".repeat(32),
         };
-        let shared = SharedEntry::new(drawn.clone());
+        let shared = SharedEntry::new(&drawn);
         for viewer in [Viewer::Spectator, Viewer::Seat(0), Viewer::Seat(1)] {
             for finished in [false, true] {
                 let page = entry_for(&drawn, viewer, finished).unwrap().to_string();
@@ -459,18 +463,18 @@ mod tests {
     #[test]
     fn a_shared_read_keeps_a_few_entries_and_all_of_the_latest_append() {
         let mut recent = Recent::default();
-        recent.follow(entries(1..=5));
-        recent.follow(entries(6..=10));
+        recent.follow(&entries(1..=5));
+        recent.follow(&entries(6..=10));
         assert_eq!(seqs(&recent), (3..=10).collect::<Vec<_>>());
         // One append of a move and the bot turns it led to: a stream current before it finds
         // every entry of it here.
-        recent.follow(entries(11..=30));
+        recent.follow(&entries(11..=30));
         assert_eq!(seqs(&recent), (11..=30).collect::<Vec<_>>());
-        recent.follow(entries(31..=31));
+        recent.follow(&entries(31..=31));
         assert_eq!(seqs(&recent), (24..=31).collect::<Vec<_>>());
         assert_eq!(recent.version, 31);
         // Entries that do not follow the tail replace it.
-        recent.follow(entries(40..=41));
+        recent.follow(&entries(40..=41));
         assert_eq!(seqs(&recent), [40, 41]);
         assert_eq!(recent.version, 41);
     }
