@@ -222,7 +222,7 @@ impl GameService {
         let version = game.record.version + write.events.len() as i64;
         let own = self.store.changes().expect_own(record.id, version);
         let entries = self.commits.submit(append).await?;
-        self.hand_over(record.id, &entries, write.after.status);
+        self.hand_over(record.id, &entries, &write.events, write.after.status);
         own.handed_over();
         self.count(&write.events);
         if write
@@ -240,15 +240,16 @@ impl GameService {
         Ok(write.answer)
     }
 
-    /// Gives the entries just committed to game `id` to this instance's streams of it, and wakes
+    /// Gives the entries just committed to game `id` (with `events`, the engine's events they
+    /// record, so that no stream decodes them again) to this instance's streams of it, and wakes
     /// them: they need not wait for the append's notification, nor read what it announces.
-    fn hand_over(&self, id: Uuid, entries: &[Entry], status: Status) {
+    fn hand_over(&self, id: Uuid, entries: &[Entry], events: &[Event], status: Status) {
         let Some(last) = entries.last() else {
             return;
         };
         let changes = self.store.changes();
         self.shared_reads
-            .publish(id, entries, status, changes.current(id));
+            .publish(id, entries, events, status, changes.current(id));
         changes.wake_at(id, last.seq);
     }
 

@@ -86,7 +86,8 @@ struct SharedEntry {
 }
 
 impl SharedEntry {
-    fn new(entry: &Entry) -> Self {
+    /// `entry`, whose event the caller holds already (an append's own).
+    fn new(entry: &Entry, event: Result<Event, String>) -> Self {
         SharedEntry {
             entry: Entry {
                 seq: entry.seq,
@@ -96,9 +97,14 @@ impl SharedEntry {
                 salt: entry.salt.clone(),
                 hash: entry.hash.clone(),
             },
-            event: entry_event(entry).map(|(event, _)| event),
+            event,
             whole: entry.to_json().to_string(),
         }
+    }
+
+    /// `entry` as read from the store, its event decoded from it.
+    fn decoded(entry: &Entry) -> Self {
+        SharedEntry::new(entry, entry_event(entry).map(|(event, _)| event))
     }
 
     fn seq(&self) -> i64 {
@@ -122,16 +128,16 @@ impl SharedEntry {
 impl Recent {
     /// Adds `entries`, which follow the tail (or replace it when they do not), and keeps at least
     /// all of them: every stream that was current before them finds them here.
-    fn follow(&mut self, entries: &[Entry]) {
+    fn follow(&mut self, entries: Vec<SharedEntry>) {
         let (Some(first), Some(last)) = (entries.first(), entries.last()) else {
             return;
         };
-        if first.seq != self.version + 1 {
+        if first.seq() != self.version + 1 {
             self.tail.clear();
         }
-        self.version = last.seq;
+        self.version = last.seq();
         let keep = SHARED_TAIL.max(entries.len());
-        self.tail.extend(entries.iter().map(SharedEntry::new));
+        self.tail.extend(entries);
         let excess = self.tail.len().saturating_sub(keep);
         self.tail.drain(..excess);
     }
@@ -163,23 +169,36 @@ impl SharedReads {
         }
     }
 
-    /// Hands the entries that an append of this instance committed to game `id` (which left it
-    /// at `status`; `wake`: the hub's wake-ups of the game just before) to the streams of that
-    /// game here, if any. The append was made at the version before its first entry, so the
+    /// Hands the entries that an append of this instance committed to game `id` (`events`: the
+    /// engine's events they record, one each; the append left the game at `status`; `wake`: the
+    /// hub's wake-ups of the game just before) to the streams of that game here, if any. The append was made at the version before its first entry, so the
     /// entries follow the game's log without a gap, whatever the shared read held. Skipped
     /// (those streams then read, as for another instance's append) if a stream is reading the
     /// game right now: a move's answer never waits for a read.
-    pub fn publish(&self, id: Uuid, entries: &[Entry], status: Status, wake: Wake) {
+    pub fn publish(
+        &self,
+        id: Uuid,
+        entries: &[Entry],
+        events: &[Event],
+        status: Status,
+        wake: Wake,
+    ) {
         let Some(shared) = self.lock().get(&id).and_then(Weak::upgrade) else {
             return;
         };
         let Ok(mut recent) = shared.try_lock() else {
             return;
         };
-        if entries.last().is_none_or(|last| last.seq <= recent.version) {
+        let ahead = entries.last().is_some_and(|last| last.seq > recent.version);
+        if !ahead || entries.len() != events.len() {
             return;
         }
-        recent.follow(entries);
+        let shared = entries.iter().zip(events);
+        recent.follow(
+            shared
+                .map(|(entry, event)| SharedEntry::new(entry, Ok(event.clone())))
+                .collect(),
+        );
         recent.status = Some(status);
         recent.fresh_for = Some((wake.generation, Instant::now()));
     }
@@ -370,7 +389,7 @@ impl LiveLog {
                 .store
                 .load_events(self.id, after, record.version - after)
                 .await?;
-            recent.follow(&entries);
+            recent.follow(entries.iter().map(SharedEntry::decoded).collect());
             if recent.version != record.version {
                 // An entry was missing: the tail must end at `version`, so it holds none, and
                 // the streams read on their own.
@@ -422,7 +441,7 @@ impl LiveLog {
 mod tests {
     use super::*;
 
-    fn entries(seqs: std::ops::RangeInclusive<i64>) -> Vec<Entry> {
+    fn entries(seqs: std::ops::RangeInclusive<i64>) -> Vec<SharedEntry> {
         seqs.map(|seq| Entry {
             seq,
             at: String::new(),
@@ -431,6 +450,7 @@ mod tests {
             salt: String::new(),
             hash: String::new(),
         })
+        .map(|entry| SharedEntry::decoded(&entry))
         .collect()
     }
 
@@ -444,7 +464,7 @@ mod tests {
             salt: "00112233445566778899aabbccddeeff".to_owned(),
             hash: "ab".repeat(32),
         };
-        let shared = SharedEntry::new(&drawn);
+        let shared = SharedEntry::decoded(&drawn);
         for viewer in [Viewer::Spectator, Viewer::Seat(0), Viewer::Seat(1)] {
             for finished in [false, true] {
                 let page = entry_for(&drawn, viewer, finished).unwrap().to_string();
@@ -463,18 +483,18 @@ mod tests {
     #[test]
     fn a_shared_read_keeps_a_few_entries_and_all_of_the_latest_append() {
         let mut recent = Recent::default();
-        recent.follow(&entries(1..=5));
-        recent.follow(&entries(6..=10));
+        recent.follow(entries(1..=5));
+        recent.follow(entries(6..=10));
         assert_eq!(seqs(&recent), (3..=10).collect::<Vec<_>>());
         // One append of a move and the bot turns it led to: a stream current before it finds
         // every entry of it here.
-        recent.follow(&entries(11..=30));
+        recent.follow(entries(11..=30));
         assert_eq!(seqs(&recent), (11..=30).collect::<Vec<_>>());
-        recent.follow(&entries(31..=31));
+        recent.follow(entries(31..=31));
         assert_eq!(seqs(&recent), (24..=31).collect::<Vec<_>>());
         assert_eq!(recent.version, 31);
         // Entries that do not follow the tail replace it.
-        recent.follow(&entries(40..=41));
+        recent.follow(entries(40..=41));
         assert_eq!(seqs(&recent), [40, 41]);
         assert_eq!(recent.version, 41);
     }
