@@ -8,6 +8,10 @@ use std::time::Duration;
 use common::{Backend, Seat, TestApp, pick_move, play_to_the_end, spawn_app, spawn_app_on};
 use reqwest::Method;
 use serde_json::{Value, json};
+use sqlx::Connection;
+use sqlx::postgres::PgConnection;
+use sqlx::sqlite::SqliteConnection;
+use uuid::Uuid;
 
 /// Creates an account and answers its status and body.
 async fn post_account(app: &TestApp, body: Value, key: Option<&str>) -> (u16, Value) {
@@ -641,7 +645,47 @@ async fn finished_and_unfinished_games_are_listed_by_their_last_entry(backend: B
     );
 }
 
+/// Runs `statement` with `$1` the game `id` and `$2` the text `at`; answers the rows it changed.
+async fn execute(app: &TestApp, statement: &'static str, id: &str, at: &str) -> u64 {
+    let id: Uuid = id.parse().unwrap();
+    let url = &app.database.url;
+    match app.database.backend {
+        Backend::Postgres => {
+            let mut conn = PgConnection::connect(url).await.unwrap();
+            let query = sqlx::query(statement).bind(id).bind(at);
+            query.execute(&mut conn).await.unwrap().rows_affected()
+        }
+        Backend::Sqlite => {
+            let mut conn = SqliteConnection::connect(url).await.unwrap();
+            let query = sqlx::query(statement).bind(id).bind(at);
+            query.execute(&mut conn).await.unwrap().rows_affected()
+        }
+    }
+}
+
+async fn a_game_row_an_earlier_release_moved_is_timed_by_its_last_entry(backend: Backend) {
+    // Each append writes the time of its last entry on the game's row, where the account's page
+    // reads it. An earlier release, moving a game during a rolling upgrade, leaves that time
+    // behind: the page then times the game by its last entry.
+    let app = spawn_app(backend).await;
+    let ada = account(&app, "ada").await;
+    let older = game_hosted_by(&app, &ada).await;
+    join_with(&app, &older, &ada, json!({})).await;
+    let newer = game_hosted_by(&app, &ada).await;
+    join_with(&app, &newer, &ada, json!({})).await;
+    let last = app.events(&newer, None, 0).await.pop().unwrap();
+    let left_behind = "UPDATE games SET last_entry_at = '2000-01-01T00:00:00Z', \
+        last_entry_seq = version - 1 \
+        WHERE id = $1 AND last_entry_seq = version AND last_entry_at = $2";
+    let at = last["at"].as_str().unwrap();
+    assert_eq!(execute(&app, left_behind, &newer, at).await, 1, "{last}");
+    let listed = listed_one_by_one(&app, &ada, "").await;
+    let ids: Vec<&str> = listed.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(ids, [&newer, &older]);
+}
+
 on_both_backends!(
+    a_game_row_an_earlier_release_moved_is_timed_by_its_last_entry,
     finished_and_unfinished_games_are_listed_by_their_last_entry,
     each_account_hears_of_its_games_start_turns_and_end_once,
     a_stream_is_woken_by_an_append_and_games_page_newest_first,

@@ -66,11 +66,12 @@ macro_rules! append_games {
     WITH head AS ( \
         UPDATE games SET version = g.version, head_hash = decode(g.head_hash, 'hex'), \
             status = g.status, projection = ($7::text[])[g.projection]::json, \
-            players = players + g.joined, deadline_at = g.deadline_at \
+            players = players + g.joined, deadline_at = g.deadline_at, \
+            last_entry_seq = g.last_entry_seq, last_entry_at = g.last_entry_at \
         FROM unnest(ARRAY(SELECT json_array_elements($1::json))) AS input (row), \
             json_to_record(input.row) AS g (id uuid, expected bigint, version bigint, \
                 head_hash text, status text, projection integer, joined integer, \
-                deadline_at timestamptz) \
+                deadline_at timestamptz, last_entry_seq bigint, last_entry_at text) \
         WHERE games.id = g.id AND games.version = g.expected AND games.status <> 'cancelled' \
         RETURNING games.id, games.version), \
     appended AS ( \
@@ -293,11 +294,16 @@ impl Backend for Postgres {
     const ACCOUNT_STATEMENTS: AccountStatements = AccountStatements {
         list_games: "\
             SELECT game_id, seat, updated_at, version, projection FROM ( \
-                SELECT ag.game_id, ag.seat, e.at COLLATE \"C\" AS updated_at, g.version, g.projection \
-                FROM account_games AS ag JOIN games AS g ON g.id = ag.game_id \
-                    JOIN events AS e ON e.game_id = g.id AND e.seq = g.version \
-                WHERE ag.account = $1 AND ag.status <> 'finished' AND g.status <> 'cancelled' \
-                    AND ($5 = '' OR ag.status = $5) AND (e.at COLLATE \"C\", ag.game_id) < ($2, $3) \
+                SELECT * FROM ( \
+                    SELECT ag.game_id, ag.seat, \
+                        CASE WHEN g.last_entry_seq = g.version THEN g.last_entry_at \
+                            ELSE (SELECT e.at FROM events AS e \
+                                  WHERE e.game_id = g.id AND e.seq = g.version) \
+                        END COLLATE \"C\" AS updated_at, g.version, g.projection \
+                    FROM account_games AS ag JOIN games AS g ON g.id = ag.game_id \
+                    WHERE ag.account = $1 AND ag.status <> 'finished' \
+                        AND g.status <> 'cancelled' AND ($5 = '' OR ag.status = $5)) AS unfinished \
+                WHERE (updated_at, game_id) < ($2, $3) \
                 UNION ALL \
                 SELECT * FROM ( \
                     SELECT ag.game_id, ag.seat, ag.updated_at, g.version, g.projection \

@@ -71,11 +71,14 @@ const MOVE_GAMES: &str = "\
     WITH documents AS MATERIALIZED (SELECT key + 1 AS place, value FROM json_each($2)) \
     UPDATE games SET version = g.version, head_hash = unhex(g.head_hash), status = g.status, \
         projection = (SELECT value FROM documents WHERE place = g.projection), \
-        players = players + g.joined, deadline_at = g.deadline_at \
+        players = players + g.joined, deadline_at = g.deadline_at, \
+        last_entry_seq = g.last_entry_seq, last_entry_at = g.last_entry_at \
     FROM (SELECT unhex(value ->> 'id', '-') AS id, value ->> 'expected' AS expected, \
               value ->> 'version' AS version, value ->> 'head_hash' AS head_hash, \
               value ->> 'status' AS status, value ->> 'projection' AS projection, \
-              value ->> 'joined' AS joined, value ->> 'deadline_at' AS deadline_at \
+              value ->> 'joined' AS joined, value ->> 'deadline_at' AS deadline_at, \
+              value ->> 'last_entry_seq' AS last_entry_seq, \
+              value ->> 'last_entry_at' AS last_entry_at \
           FROM jsonb_each($1)) AS g \
     WHERE games.id = g.id AND games.version = g.expected AND games.status <> 'cancelled' \
     RETURNING games.id";
@@ -232,11 +235,16 @@ impl Backend for Sqlite {
     const ACCOUNT_STATEMENTS: AccountStatements = AccountStatements {
         list_games: "\
             SELECT game_id, seat, updated_at, version, projection FROM ( \
-                SELECT ag.game_id, ag.seat, e.at AS updated_at, g.version, g.projection \
-                FROM account_games AS ag JOIN games AS g ON g.id = ag.game_id \
-                    JOIN events AS e ON e.game_id = g.id AND e.seq = g.version \
-                WHERE ag.account = $1 AND ag.status <> 'finished' AND g.status <> 'cancelled' \
-                    AND ($5 = '' OR ag.status = $5) AND (e.at, ag.game_id) < ($2, $3) \
+                SELECT * FROM ( \
+                    SELECT ag.game_id, ag.seat, \
+                        CASE WHEN g.last_entry_seq = g.version THEN g.last_entry_at \
+                            ELSE (SELECT e.at FROM events AS e \
+                                  WHERE e.game_id = g.id AND e.seq = g.version) \
+                        END AS updated_at, g.version, g.projection \
+                    FROM account_games AS ag JOIN games AS g ON g.id = ag.game_id \
+                    WHERE ag.account = $1 AND ag.status <> 'finished' \
+                        AND g.status <> 'cancelled' AND ($5 = '' OR ag.status = $5)) AS unfinished \
+                WHERE (updated_at, game_id) < ($2, $3) \
                 UNION ALL \
                 SELECT * FROM ( \
                     SELECT ag.game_id, ag.seat, ag.updated_at, g.version, g.projection \

@@ -26,7 +26,9 @@ pub struct AccountStatements {
     /// status `$5` unless it is empty, newest first ([`ListedGameRow`]). The finished ones come
     /// from the index `account_games_finished` in that order, where `updated_at` is final; the
     /// unfinished ones are all the account's in `account_games_unfinished`, each timed by its
-    /// game's last event, and sorted. Each dialect compares the times byte by byte its way.
+    /// game's last entry (from the game's row when the row says which entry it describes and
+    /// that is its head, else from the entry: `migrations/postgres/0018_games_last_entry.sql`),
+    /// and sorted. Each dialect compares the times byte by byte its way.
     pub list_games: &'static str,
     /// Deletes up to `$2` account events stored more than `$1` ([`Backend::Ttl`]) ago (on
     /// SQLite, those among the `$2` oldest: see `migrations/sqlite/0017_account_events_lean.sql`).

@@ -24,8 +24,9 @@ use crate::store::accounts::wake_key;
 /// The parts of a batch of appends to distinct games, each a JSON array (see the module doc).
 pub struct Batch<'a> {
     /// The game rows, each moved only if at `expected` and not cancelled:
-    /// `{id, expected, version, head_hash, status, projection, joined, deadline_at}`, where
-    /// `projection` is the place of the new projection in `documents`.
+    /// `{id, expected, version, head_hash, status, projection, joined, deadline_at,
+    /// last_entry_seq, last_entry_at}`, where `projection` is the place of the new projection in
+    /// `documents` and the last two describe the last new entry (null without one).
     pub games: String,
     /// The entries: `{game_id, seq, type, data, at, salt, hash}`.
     pub events: String,
@@ -79,6 +80,8 @@ struct GamePart<'a> {
     projection: usize,
     joined: i32,
     deadline_at: Option<String>,
+    last_entry_seq: Option<i64>,
+    last_entry_at: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -174,6 +177,8 @@ impl<'a> Parts<'a> {
             joined: update.new_seats.len() as i32,
             // In the one text form whose order is its time order, as SQLite compares it.
             deadline_at: update.deadline_at.map(|at| at.to_string()),
+            last_entry_seq: sealed.entries.last().map(|entry| entry.seq),
+            last_entry_at: sealed.entries.last().map(|entry| entry.at.as_str()),
         });
         self.seats
             .extend(update.new_seats.iter().map(|seat| SeatPart {

@@ -1,0 +1,3 @@
+-- Nothing to do on PostgreSQL: migrations/postgres/0014 already left its account events without
+-- the checks and the index that SQLite's 0017 removes. The file keeps the numbers of both
+-- backends meaning the same schema.
