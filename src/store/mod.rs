@@ -1,10 +1,11 @@
 //! The event store: the only module that talks to the database.
 //!
 //! It owns each game's append-only, hash-chained log (`events`), the game row that caches the
-//! current version, head hash, projection and the time of the last entry (`games`), the seats and their token hashes (`seats`),
-//! and the stored responses that make the writes to a game (moves, leaves, joins) and game
-//! creation idempotent (`move_idempotency`, `create_idempotency`). It decides nothing: its [`codec`] turns the engine's types into rows
-//! and back, and the rules stay in the engine.
+//! current version, head hash, projection and the time of the last entry (`games`), the seats
+//! and their token hashes (`seats`), and the stored responses that make the writes to a game
+//! (moves, leaves, joins) and game creation idempotent (`move_idempotency`,
+//! `create_idempotency`). It decides nothing: its [`codec`] turns the engine's types into rows and
+//! back, and the rules stay in the engine.
 //!
 //! # Layout
 //! - `mod.rs`: the [`EventStore`] trait, its data types and [`connect`].
