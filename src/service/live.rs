@@ -171,10 +171,11 @@ impl SharedReads {
 
     /// Hands the entries that an append of this instance committed to game `id` (`events`: the
     /// engine's events they record, one each; the append left the game at `status`; `wake`: the
-    /// hub's wake-ups of the game just before) to the streams of that game here, if any. The append was made at the version before its first entry, so the
-    /// entries follow the game's log without a gap, whatever the shared read held. Skipped
-    /// (those streams then read, as for another instance's append) if a stream is reading the
-    /// game right now: a move's answer never waits for a read.
+    /// hub's wake-ups of the game just before) to the streams of that game here, if any. The
+    /// append was made at the version before its first entry, so the entries follow the game's
+    /// log without a gap, whatever the shared read held. Skipped (those streams then read, as
+    /// for another instance's append) if a stream is reading the game right now: a move's answer
+    /// never waits for a read.
     pub fn publish(
         &self,
         id: Uuid,
@@ -193,9 +194,9 @@ impl SharedReads {
         if !ahead || entries.len() != events.len() {
             return;
         }
-        let shared = entries.iter().zip(events);
+        let appended = entries.iter().zip(events);
         recent.follow(
-            shared
+            appended
                 .map(|(entry, event)| SharedEntry::new(entry, Ok(event.clone())))
                 .collect(),
         );
