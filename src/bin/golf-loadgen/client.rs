@@ -300,10 +300,10 @@ impl Client {
             return Ok(Answer::NotModified);
         }
         if status.is_success() {
-            let body = response.bytes().await;
-            return match body.map(|body| serde_json::from_slice::<Read>(&body)) {
-                Ok(Ok(read)) => Ok(Answer::Ok(read.into_value())),
-                Ok(Err(_)) | Err(_) => {
+            let body = response.bytes().await.ok();
+            return match body.and_then(|body| serde_json::from_slice::<Read>(&body).ok()) {
+                Some(read) => Ok(Answer::Ok(read.into_value())),
+                None => {
                     self.stats.error("connect");
                     Err(None)
                 }
