@@ -10,7 +10,7 @@ It plays as an account when given one: --sign-up USERNAME creates the account (a
 token, which the server shows only once), --account-token TOKEN (or the GOLF_ACCOUNT_TOKEN
 environment variable) uses an existing one. The game is then created and joined with the account
 token, which binds the seat to the account and, in that game, acts as the seat's token: the bot
-plays with it. Generate the client first (see the README, "Writing a client"); `golf_api` is the
+plays with it. Generate the client first (see docs/CLIENTS.md); `golf_api` is the
 generated package.
 """
 

@@ -10,7 +10,7 @@
 // token, which the server shows only once), --account-token TOKEN (or the GOLF_ACCOUNT_TOKEN
 // environment variable) uses an existing one. The game is then created and joined with the
 // account token, which binds the seat to the account and, in that game, acts as the seat's token:
-// the bot plays with it. Generate the types first (see the README, "Writing a client"):
+// the bot plays with it. Generate the types first (see docs/CLIENTS.md):
 // "golf-api" is the generated file.
 import { parseArgs } from "node:util";
 import createClient, { type Client } from "openapi-fetch";
