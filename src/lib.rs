@@ -14,7 +14,8 @@
 //!   re-decided), over stored entries or an exported NDJSON file. No I/O.
 //! - [`commands`]: the entry points of the binary: `serve`, `openapi`, `simulate`, `check-db`,
 //!   `verify`.
-//! - [`startup`]: wires the service into a running HTTP server.
+//! - [`jobs`]: every piece of background work of an instance, under one supervisor.
+//! - [`startup`]: wires the service and the jobs into a running HTTP server.
 //! - [`config`]: typed settings from environment variables.
 //! - [`telemetry`]: the log subscriber and the redacting request span.
 //! - [`metrics`]: Prometheus counters and histograms.
@@ -24,6 +25,7 @@ pub mod audit;
 pub mod commands;
 pub mod config;
 pub mod engine;
+pub mod jobs;
 pub mod metrics;
 pub mod ratings;
 pub mod service;

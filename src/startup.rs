@@ -17,20 +17,21 @@ use tracing_actix_web::{RequestId, TracingLogger};
 use crate::api::limits::{Limits, body_deadline};
 use crate::api::{self, AppState};
 use crate::config::Config;
+use crate::jobs::{JobSettings, Jobs};
 use crate::metrics::{Metrics, track_requests};
-use crate::service::webhook_client::{SharedResolver, SystemResolver};
-use crate::service::webhooks::Webhooks;
-use crate::service::{Clock, GameService, Swept};
-use crate::store::{self, EventStore, IDEMPOTENCY_TTL};
+use crate::service::accounts::webhook_client::{SharedResolver, SystemResolver};
+use crate::service::{Clock, Services, Settings, Webhooks};
+use crate::store::{self, EventStore};
 use crate::telemetry::RedactingRootSpan;
 
 /// How long in-flight requests may take to finish after SIGTERM or SIGINT.
 const SHUTDOWN_GRACE_SECONDS: u64 = 30;
 
-/// A bound, ready-to-run server.
+/// A bound, ready-to-run server, and the jobs of its instance.
 pub struct Application {
     address: SocketAddr,
     server: Server,
+    jobs: Jobs,
 }
 
 impl Application {
@@ -81,33 +82,40 @@ impl Application {
         let address = listener.local_addr()?;
 
         let metrics = Data::new(Metrics::new());
-        spawn_idempotency_purge(store.clone());
         let stopping = CancellationToken::new();
-        let service = GameService::new(store, metrics.games())
-            .with_clock(clock)
-            .with_cached_games(config.cached_games)
-            .with_default_turn_timeout(config.turn_timeout_s)
-            .with_analyses(config.analysis_threads)
-            .with_webhooks(Webhooks::new(
+        let settings = Settings {
+            clock,
+            cached_games: config.cached_games,
+            default_turn_timeout_s: config.turn_timeout_s,
+            webhooks: Arc::new(Webhooks::new(
                 resolver,
                 config.webhooks.allow_private,
                 config.webhooks.retry_delays.clone(),
-            ))
-            .with_challenge_expiry(config.challenge_expiry)
-            .with_seek_expiry(config.seek_expiry);
-        tokio::spawn(service.clone().deliver_webhooks());
-        spawn_sweeper(
-            service.clone(),
-            config.sweep_interval,
-            config.waiting_expiry,
+            )),
+            challenge_expiry: config.challenge_expiry,
+            seek_expiry: config.seek_expiry,
+            analyses: config.analysis_threads > 0,
+        };
+        let services = Services::new(store, metrics.games(), settings);
+        let jobs = Jobs::start(
+            &services,
+            &JobSettings {
+                sweep_interval: config.sweep_interval,
+                waiting_expiry: config.waiting_expiry,
+                analysis_threads: config.analysis_threads,
+            },
         );
-        let state = api::state(service, stopping.clone());
+        let state = api::state(services, stopping.clone());
         let stop = async move {
             stop_requested().await;
             stopping.cancel();
         };
         let server = serve(config, state, metrics, listener, stop)?;
-        Ok(Application { address, server })
+        Ok(Application {
+            address,
+            server,
+            jobs,
+        })
     }
 
     /// The address the server listens on.
@@ -115,9 +123,15 @@ impl Application {
         self.address
     }
 
-    /// Serves until SIGTERM or SIGINT, then lets in-flight requests finish.
+    /// Serves until SIGTERM or SIGINT, then lets in-flight requests finish, stops the jobs and
+    /// closes the database pool, each within the grace period.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.server.await
+        let served = self.server.await;
+        self.jobs
+            .stop(Duration::from_secs(SHUTDOWN_GRACE_SECONDS))
+            .await;
+        tracing::info!("stopped: requests finished, jobs stopped, database closed");
+        served
     }
 }
 
@@ -206,50 +220,6 @@ async fn stop_requested() {
         _ = terminate => tracing::info!("SIGTERM received: finishing requests in flight"),
         _ = tokio::signal::ctrl_c() => tracing::info!("SIGINT received: finishing requests in flight"),
     }
-}
-
-/// Deletes expired idempotency records now and then. Every instance runs it; the deletes are
-/// idempotent, so running it on several instances at once is harmless.
-fn spawn_idempotency_purge(store: Arc<dyn EventStore>) {
-    tokio::spawn(async move {
-        let mut interval = tokio::time::interval(IDEMPOTENCY_TTL / 24);
-        loop {
-            interval.tick().await;
-            match store.purge_expired_idempotency().await {
-                Ok(purged) => tracing::debug!(purged, "expired idempotency records deleted"),
-                Err(error) => {
-                    tracing::warn!(%error, "could not delete expired idempotency records")
-                }
-            }
-        }
-    });
-}
-
-/// Hands overdue seats to the bot and cancels expired waiting games, every `interval`. Every
-/// instance runs it: the conditional writes settle which instance acts on a game (see
-/// `service::timeouts`).
-fn spawn_sweeper(service: GameService, interval: Duration, waiting_expiry: Duration) {
-    tokio::spawn(async move {
-        let mut interval = tokio::time::interval(interval);
-        // After a stall (a database outage), sweep once, not once per missed tick.
-        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            interval.tick().await;
-            match service.sweep(waiting_expiry).await {
-                Ok(swept) if swept != Swept::default() => tracing::info!(
-                    seats_taken = swept.seats_taken,
-                    games_cancelled = swept.games_cancelled,
-                    ratings_applied = swept.ratings_applied,
-                    challenges_expired = swept.challenges_expired,
-                    seeks_filled = swept.seeks_filled,
-                    seeks_expired = swept.seeks_expired,
-                    "swept abandoned games"
-                ),
-                Ok(_) => {}
-                Err(error) => tracing::warn!(%error, "could not sweep abandoned games"),
-            }
-        }
-    });
 }
 
 /// Every response carries the id its log lines carry, so a client can quote it in a report.

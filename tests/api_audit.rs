@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Backend, TestApp, open_store, spawn_app};
+use common::{Backend, TestApp, open_store, spawn_app, spawn_app_on};
 use golf_server::store::AuditResult;
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -74,6 +74,21 @@ async fn overwrite_entry(app: &TestApp, id: Uuid, seq: i64, data: &Value) {
         }
     };
     assert_eq!(changed, 1);
+}
+
+/// Forgets every stored audit, as a database whose instance stopped before storing them holds.
+async fn unset_audits(app: &TestApp) {
+    let statement = "UPDATE games SET audit_verified = NULL, audit_first_bad_seq = NULL";
+    match app.database.backend {
+        Backend::Postgres => {
+            let mut conn = PgConnection::connect(&app.database.url).await.unwrap();
+            sqlx::query(statement).execute(&mut conn).await.unwrap();
+        }
+        Backend::Sqlite => {
+            let mut conn = SqliteConnection::connect(&app.database.url).await.unwrap();
+            sqlx::query(statement).execute(&mut conn).await.unwrap();
+        }
+    }
 }
 
 async fn a_running_game_shows_its_commitment_and_head_and_nothing_else(backend: Backend) {
@@ -151,17 +166,7 @@ async fn a_game_finished_without_a_stored_audit_is_checked_once_when_asked(backe
     let mut forged = ended["data"].clone();
     forged["scores"][0] = json!(forged["scores"][0].as_i64().unwrap() - 5);
     overwrite_entry(&app, game_id, seq, &forged).await;
-    let statement = "UPDATE games SET audit_verified = NULL, audit_first_bad_seq = NULL";
-    match app.database.backend {
-        Backend::Postgres => {
-            let mut conn = PgConnection::connect(&app.database.url).await.unwrap();
-            sqlx::query(statement).execute(&mut conn).await.unwrap();
-        }
-        Backend::Sqlite => {
-            let mut conn = SqliteConnection::connect(&app.database.url).await.unwrap();
-            sqlx::query(statement).execute(&mut conn).await.unwrap();
-        }
-    }
+    unset_audits(&app).await;
 
     // Twenty clients ask at once: every one gets the verdict, and the log is replayed once.
     let before = replays(&app).await;
@@ -186,8 +191,29 @@ async fn a_game_finished_without_a_stored_audit_is_checked_once_when_asked(backe
     );
 }
 
+async fn a_finished_game_left_unaudited_is_audited_by_the_next_instance_unasked(backend: Backend) {
+    // The database is the audits' queue: a game that finished without its audit stored (an
+    // instance killed before the audit job got to it) is audited by the next instance that
+    // starts, before anybody asks for it.
+    let app = spawn_app(backend).await;
+    let id = finished_bot_game(&app, 1).await;
+    let game_id: Uuid = id.parse().unwrap();
+    stored_audit(&app, game_id).await;
+    unset_audits(&app).await;
+
+    let next = spawn_app_on(app.database.shared()).await;
+    let audit = stored_audit(&next, game_id).await;
+    assert!(audit.verified, "{audit:?}");
+    assert_eq!(
+        replays(&next).await,
+        1,
+        "the next instance replayed the game unasked"
+    );
+}
+
 on_both_backends!(
     a_running_game_shows_its_commitment_and_head_and_nothing_else,
+    a_finished_game_left_unaudited_is_audited_by_the_next_instance_unasked,
     a_finished_game_is_audited_when_it_ends_and_the_result_stands,
     a_game_finished_without_a_stored_audit_is_checked_once_when_asked,
 );

@@ -133,7 +133,8 @@ async fn a_two_seat_rated_game_rates_as_the_crate_computes(backend: Backend) {
     let totals = leave_all(&app, &id, &[&ada, &bob]).await;
     let expected = expected_by_the_crate(&totals);
     for (seat, name) in ["ada", "bob"].into_iter().enumerate() {
-        let rating = rating(&app, name).await;
+        // The ratings job applies the end just after the move that ended the game.
+        let rating = rating_after_games(&app, name, 1).await;
         assert_close(&rating["value"], expected[seat].0, name);
         assert_close(&rating["deviation"], expected[seat].1, name);
         assert_eq!(
@@ -168,7 +169,7 @@ async fn four_seats_with_bots_rate_the_bots_accounts(backend: Backend) {
     let expected = expected_by_the_crate(&totals);
     let names = ["ada", "bot-random", "bob", "bot-greedy"];
     for (seat, name) in names.into_iter().enumerate() {
-        let rating = rating(&app, name).await;
+        let rating = rating_after_games(&app, name, 1).await;
         assert_close(&rating["value"], expected[seat].0, name);
         assert_close(&rating["deviation"], expected[seat].1, name);
         assert_eq!(rating["games"], 1, "{name}");

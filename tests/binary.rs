@@ -428,3 +428,47 @@ async fn what_a_client_sends_reaches_the_text_log_escaped() {
         "the path, as sent:\n{logs}"
     );
 }
+
+/// The obvious backup of the embedded database is a copy of `golf.db`: after SIGTERM it holds
+/// every game, since a stopping server stops its jobs and closes its pool, which folds SQLite's
+/// write-ahead log back into the file.
+#[tokio::test]
+async fn after_sigterm_golf_db_alone_holds_every_game() {
+    use sqlx::Connection;
+
+    const GAMES: usize = 23;
+    let (dir, mut server) = serve_in_an_empty_directory();
+    let address = server.address();
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(10))
+        .build()
+        .unwrap();
+    for _ in 0..GAMES {
+        let created = client
+            .post(format!("http://{address}/v1/games"))
+            .json(&serde_json::json!({"seats": 2, "holes": 1}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(created.status(), 201);
+    }
+
+    let (clean_exit, logs) = server.terminate();
+    assert!(clean_exit, "SIGTERM stops the server cleanly:\n{logs}");
+    let wal = dir.path().join("golf.db-wal");
+    let wal_bytes = std::fs::metadata(&wal).map_or(0, |meta| meta.len());
+    assert_eq!(wal_bytes, 0, "the write-ahead log is folded in:\n{logs}");
+
+    let backup = tempfile::tempdir().unwrap();
+    std::fs::copy(dir.path().join("golf.db"), backup.path().join("golf.db")).unwrap();
+    let url = format!("sqlite://{}", backup.path().join("golf.db").display());
+    let mut copy = sqlx::SqliteConnection::connect(&url).await.unwrap();
+    let (games,): (i64,) = sqlx::query_as("SELECT count(*) FROM games")
+        .fetch_one(&mut copy)
+        .await
+        .unwrap();
+    assert_eq!(
+        games, GAMES as i64,
+        "the copy of golf.db alone holds every game"
+    );
+}

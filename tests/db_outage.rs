@@ -15,7 +15,7 @@ use common::load::{self, Outcome, SharedRecord};
 use common::process::ServerProcess;
 use common::sse::{Followed, follow};
 use common::{Backend, TestApp, TestDatabase};
-use golf_server::service::live::KEEP_ALIVE;
+use golf_server::service::games::live::KEEP_ALIVE;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 

@@ -16,9 +16,9 @@ use crate::api::stream::{
 };
 use crate::api::{AppState, docs};
 use crate::engine::{Seat, Status};
-use crate::service::account_games::GamesFilter;
-use crate::service::account_games::{AccountEventsPage, AccountGamesPage};
-use crate::service::account_stream::{AccountItem, AccountStream};
+use crate::service::accounts::account_games::GamesFilter;
+use crate::service::accounts::account_games::{AccountEventsPage, AccountGamesPage};
+use crate::service::accounts::account_stream::{AccountItem, AccountStream};
 
 /// `turn=mine`: only the games where the account's seat may move.
 #[derive(Debug, Clone, Copy, Deserialize, ToSchema)]
@@ -226,7 +226,8 @@ pub async fn account_games(
         your_turn: query.turn.is_some(),
     };
     let page = state
-        .service
+        .services
+        .accounts
         .account_games(
             bearer(&request).as_deref(),
             filter,
@@ -261,7 +262,8 @@ pub async fn account_events(
     query: Query<AccountEventsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let page = state
-        .service
+        .services
+        .accounts
         .account_events(bearer(&request).as_deref(), query.after, query.limit)
         .await?;
     Ok(private(HttpResponse::Ok()).json(page))
@@ -296,13 +298,14 @@ pub async fn account_stream(
     let query = StreamQuery::parse(request.query_string());
     let token = bearer(&request).or_else(|| query.token.clone());
     // A bad token is reported before a bad parameter, as on a game's stream.
-    state.service.account_of(token.as_deref()).await?;
+    state.services.accounts.account_of(token.as_deref()).await?;
     let after = query
         .after
         .and_then(|after| Ok(resume_after(after, last_event_id(&request)?)))
         .map_err(ApiError::malformed)?;
     let stream = state
-        .service
+        .services
+        .accounts
         .account_stream(token.as_deref(), after)
         .await?;
     Ok(event_stream(

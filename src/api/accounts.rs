@@ -66,7 +66,7 @@ pub async fn create_account(
         username: parsed.username,
         display_name: parsed.display_name,
     };
-    let answer = state.service.create_account(new, key).await?;
+    let answer = state.services.accounts.create_account(new, key).await?;
     let username = match &answer {
         Answer::Fresh(created) => created.account.username.clone(),
         Answer::Replayed(stored) => stored.body["username"]
@@ -95,7 +95,11 @@ pub async fn own_account(
     state: Data<AppState>,
     request: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let account = state.service.account(bearer(&request).as_deref()).await?;
+    let account = state
+        .services
+        .accounts
+        .account(bearer(&request).as_deref())
+        .await?;
     Ok(private(HttpResponse::Ok()).json(account))
 }
 
@@ -117,7 +121,8 @@ pub async fn rotate_token(
     request: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let rotated = state
-        .service
+        .services
+        .accounts
         .rotate_account_token(bearer(&request).as_deref())
         .await?;
     Ok(private(HttpResponse::Ok()).json(rotated))
@@ -138,7 +143,7 @@ pub async fn profile(
     state: Data<AppState>,
     username: Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let profile = state.service.profile(&username).await?;
+    let profile = state.services.accounts.profile(&username).await?;
     Ok(HttpResponse::Ok()
         .insert_header(("cache-control", "no-cache"))
         .json(profile))

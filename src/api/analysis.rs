@@ -11,7 +11,7 @@ use crate::api::limits::ReadAdmitted;
 use crate::api::problem::ApiError;
 use crate::api::{AppState, docs};
 use crate::engine::AnalysisStatus;
-use crate::service::analysis::AnalysisReply;
+use crate::service::post_game::analysis::AnalysisReply;
 
 /// The analysis of a finished game: for every decision of every seat, the mover's expected hole
 /// score after the move played and after the best one, estimated from what that seat could see
@@ -36,7 +36,12 @@ pub async fn analysis(
     id: Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     let token = bearer(&request);
-    match state.service.analysis(*id, token.as_deref()).await? {
+    match state
+        .services
+        .post_game
+        .analysis(*id, token.as_deref())
+        .await?
+    {
         AnalysisReply::Done(json) => Ok(HttpResponse::Ok()
             .insert_header((header::CACHE_CONTROL, "no-cache"))
             .content_type("application/json")

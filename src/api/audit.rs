@@ -32,7 +32,11 @@ pub async fn audit(
     id: Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     let token = bearer(&request);
-    let audit = state.service.audit(*id, token.as_deref()).await?;
+    let audit = state
+        .services
+        .post_game
+        .audit(*id, token.as_deref())
+        .await?;
     Ok(HttpResponse::Ok()
         .insert_header((header::CACHE_CONTROL, "no-cache"))
         .json(audit))

@@ -12,7 +12,7 @@ use crate::api::limits::WriteAdmitted;
 use crate::api::problem::{ApiError, Problem};
 use crate::api::{AppState, docs};
 use crate::engine::RulesInput;
-use crate::service::challenges::{Challenge, ChallengeList, NewChallengeRequest};
+use crate::service::opponents::challenges::{Challenge, ChallengeList, NewChallengeRequest};
 
 /// `POST /v1/challenges`: a game offered to 1 to 3 accounts.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -99,7 +99,8 @@ pub async fn create_challenge(
         rated: parsed.rated,
     };
     let challenge = state
-        .service
+        .services
+        .challenges
         .create_challenge(bearer(&request).as_deref(), new)
         .await?;
     let response = challenge_response(HttpResponse::Created(), &challenge);
@@ -128,7 +129,8 @@ pub async fn read_challenge(
     id: Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     let challenge = state
-        .service
+        .services
+        .challenges
         .challenge(*id, bearer(&request).as_deref())
         .await?;
     Ok(challenge_response(HttpResponse::Ok(), &challenge))
@@ -186,7 +188,8 @@ async fn answer(
     accept: bool,
 ) -> Result<HttpResponse, ApiError> {
     let challenge = state
-        .service
+        .services
+        .challenges
         .answer_challenge(id, bearer(&request).as_deref(), accept)
         .await?;
     Ok(challenge_response(HttpResponse::Ok(), &challenge))
@@ -212,7 +215,8 @@ pub async fn cancel_challenge(
     id: Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     state
-        .service
+        .services
+        .challenges
         .cancel_challenge(*id, bearer(&request).as_deref())
         .await?;
     Ok(HttpResponse::NoContent().finish())
@@ -234,7 +238,8 @@ pub async fn account_challenges(
     request: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let list = state
-        .service
+        .services
+        .challenges
         .open_challenges(bearer(&request).as_deref())
         .await?;
     Ok(private(HttpResponse::Ok()).json(list))
@@ -264,7 +269,8 @@ pub async fn rematch(
     id: Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     let challenge = state
-        .service
+        .services
+        .challenges
         .rematch(*id, bearer(&request).as_deref())
         .await?;
     let response = challenge_response(HttpResponse::Created(), &challenge);

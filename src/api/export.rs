@@ -38,7 +38,8 @@ pub async fn export_log(
 ) -> Result<HttpResponse, ApiError> {
     let token = bearer(&request);
     let exported = state
-        .service
+        .services
+        .views
         .export(*id, token.as_deref(), |version| {
             none_match(&request, &etag(version))
         })

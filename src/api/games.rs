@@ -100,7 +100,8 @@ pub async fn create_game(
         IdempotencyKey::for_creation(key, body, &client)
     })?;
     let answer = state
-        .service
+        .services
+        .games
         .create(
             bearer(&request).as_deref(),
             NewGameRequest {
@@ -141,7 +142,8 @@ pub async fn list_games(
     query: Query<LobbyQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let page = state
-        .service
+        .services
+        .views
         .lobby(query.status, query.limit, query.cursor.as_deref())
         .await?;
     Ok(HttpResponse::Ok()
@@ -169,7 +171,7 @@ pub async fn cancel_game(
     id: Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     let token = bearer(&request);
-    state.service.cancel(*id, token.as_deref()).await?;
+    state.services.games.cancel(*id, token.as_deref()).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -195,7 +197,11 @@ pub async fn public_view(
     id: Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     let token = bearer(&request);
-    let view = state.service.public_view(*id, token.as_deref()).await?;
+    let view = state
+        .services
+        .views
+        .public_view(*id, token.as_deref())
+        .await?;
     Ok(view_response(&request, &view, Privacy::Public))
 }
 
@@ -221,6 +227,6 @@ pub async fn own_view(
     id: Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     let token = bearer(&request);
-    let view = state.service.own_view(*id, token.as_deref()).await?;
+    let view = state.services.views.own_view(*id, token.as_deref()).await?;
     Ok(view_response(&request, &view, Privacy::Secret))
 }

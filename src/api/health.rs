@@ -34,7 +34,7 @@ pub async fn healthz() -> HttpResponse {
 )]
 #[get("/readyz")]
 pub async fn readyz(state: Data<AppState>) -> Result<HttpResponse, ApiError> {
-    state.service.store().ping().await?;
+    state.services.store().ping().await?;
     Ok(HttpResponse::Ok().json(Health { status: "ready" }))
 }
 

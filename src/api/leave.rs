@@ -46,7 +46,11 @@ pub async fn leave_game(
         Ok(key) => ParsedLater::parsed(key),
         Err(error) => ParsedLater::malformed(error.detail()),
     };
-    let answer = state.service.leave(*id, token.as_deref(), key).await?;
+    let answer = state
+        .services
+        .games
+        .leave(*id, token.as_deref(), key)
+        .await?;
     Ok(answer_response(&answer, |view: &View| {
         (StatusCode::OK, Some(view.version))
     }))

@@ -56,7 +56,11 @@ pub async fn list_events(
         Ok(query) => ParsedLater::parsed((query.after, query.limit)),
         Err(error) => ParsedLater::malformed(error.to_string()),
     };
-    let page = state.service.events(*id, token.as_deref(), query).await?;
+    let page = state
+        .services
+        .views
+        .events(*id, token.as_deref(), query)
+        .await?;
     Ok(private(HttpResponse::Ok()).json(page))
 }
 
@@ -86,6 +90,10 @@ pub async fn replay(
 ) -> Result<HttpResponse, ApiError> {
     let token = bearer(&request);
     let (id, seq) = path.into_inner();
-    let view = state.service.replay(id, seq, token.as_deref()).await?;
+    let view = state
+        .services
+        .views
+        .replay(id, seq, token.as_deref())
+        .await?;
     Ok(view_response(&request, &view, Privacy::Secret))
 }

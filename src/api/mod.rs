@@ -65,7 +65,7 @@ use utoipa_swagger_ui::SwaggerUi;
 
 use crate::api::problem::{ApiError, Problem};
 use crate::engine::View;
-use crate::service::{Audit, CreatedGame, EventsPage, GameService, Joined, LobbyPage};
+use crate::service::{Audit, CreatedGame, EventsPage, Joined, LobbyPage, Services};
 
 /// Largest request body accepted; moves and game creation (with 18 stacked decks) fit well below.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -73,7 +73,7 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 /// What every handler may reach.
 pub struct AppState {
     /// The use cases, over the store.
-    pub service: GameService,
+    pub services: Services,
     /// Cancelled when the server starts to stop: open streams end at once rather than hold up
     /// the shutdown.
     pub stopping: CancellationToken,
@@ -363,8 +363,8 @@ async fn docs_redirect() -> HttpResponse {
 }
 
 /// Shared application data for the app factory; `stopping` ends the open streams.
-pub fn state(service: GameService, stopping: CancellationToken) -> Data<AppState> {
-    Data::new(AppState { service, stopping })
+pub fn state(services: Services, stopping: CancellationToken) -> Data<AppState> {
+    Data::new(AppState { services, stopping })
 }
 
 /// The OpenAPI document as the pretty JSON committed in `openapi/openapi.json`.

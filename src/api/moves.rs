@@ -59,7 +59,11 @@ pub async fn make_move(
         Ok(command) => ParsedLater::parsed(command),
         Err(error) => ParsedLater::malformed(error.detail()),
     };
-    let answer = state.service.play(*id, token.as_deref(), command).await?;
+    let answer = state
+        .services
+        .games
+        .play(*id, token.as_deref(), command)
+        .await?;
     Ok(answer_response(&answer, |view: &View| {
         (StatusCode::OK, Some(view.version))
     }))

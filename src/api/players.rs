@@ -83,7 +83,11 @@ pub async fn join_game(
         Ok(join) => ParsedLater::parsed(join),
         Err(error) => ParsedLater::malformed(error.detail()),
     };
-    let answer = state.service.join(*id, token.as_deref(), parsed).await?;
+    let answer = state
+        .services
+        .games
+        .join(*id, token.as_deref(), parsed)
+        .await?;
     Ok(answer_response(&answer, |_: &Joined| {
         (StatusCode::CREATED, None)
     }))

@@ -7,7 +7,7 @@ use utoipa::IntoParams;
 
 use crate::api::problem::{ApiError, Problem};
 use crate::api::{AppState, docs};
-use crate::service::ratings::{Leaderboard, RatingHistory};
+use crate::service::opponents::ratings::{Leaderboard, RatingHistory};
 
 /// The query of `GET /v1/leaderboard`.
 #[derive(Debug, Deserialize, IntoParams)]
@@ -50,7 +50,8 @@ pub async fn leaderboard(
 ) -> Result<HttpResponse, ApiError> {
     let query = query.into_inner();
     let page = state
-        .service
+        .services
+        .ratings
         .leaderboard(query.limit, query.cursor.as_deref())
         .await?;
     Ok(HttpResponse::Ok()
@@ -77,7 +78,11 @@ pub async fn rating_history(
     username: Path<String>,
     query: Query<HistoryQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let history = state.service.rating_history(&username, query.limit).await?;
+    let history = state
+        .services
+        .ratings
+        .rating_history(&username, query.limit)
+        .await?;
     Ok(HttpResponse::Ok()
         .insert_header(("cache-control", "no-cache"))
         .json(history))

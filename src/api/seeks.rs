@@ -11,7 +11,7 @@ use crate::api::limits::WriteAdmitted;
 use crate::api::problem::{ApiError, Problem};
 use crate::api::{AppState, docs};
 use crate::engine::RulesInput;
-use crate::service::seeks::{NewSeekRequest, Seek};
+use crate::service::opponents::seeks::{NewSeekRequest, Seek};
 
 /// `POST /v1/seeks`: the game the account looks for.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -104,7 +104,8 @@ pub async fn create_seek(
         bots_after_s: parsed.bots_after_s,
     };
     let seek = state
-        .service
+        .services
+        .seeks
         .create_seek(bearer(&request).as_deref(), new)
         .await?;
     let response = private(HttpResponse::Created()).json(&seek);
@@ -129,7 +130,11 @@ pub async fn read_seek(
     request: HttpRequest,
     id: Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    let seek = state.service.seek(*id, bearer(&request).as_deref()).await?;
+    let seek = state
+        .services
+        .seeks
+        .seek(*id, bearer(&request).as_deref())
+        .await?;
     Ok(private(HttpResponse::Ok()).json(seek))
 }
 
@@ -153,7 +158,8 @@ pub async fn cancel_seek(
     id: Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     state
-        .service
+        .services
+        .seeks
         .cancel_seek(*id, bearer(&request).as_deref())
         .await?;
     Ok(HttpResponse::NoContent().finish())

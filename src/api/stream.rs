@@ -12,7 +12,7 @@ use crate::api::problem::{ApiError, Problem};
 use crate::api::{AppState, docs};
 use crate::metrics::Metrics;
 use crate::service::ParsedLater;
-use crate::service::live::{LiveItem, LiveLog};
+use crate::service::games::live::{LiveItem, LiveLog};
 
 /// The comment sent to an idle stream: no message, only bytes that keep proxies from closing it.
 pub const KEEP_ALIVE_COMMENT: &[u8] = b": keep-alive\n\n";
@@ -54,7 +54,11 @@ pub async fn stream(
         Ok(after) => ParsedLater::parsed(after),
         Err(detail) => ParsedLater::malformed(detail),
     };
-    let live = state.service.live_log(*id, token.as_deref(), after).await?;
+    let live = state
+        .services
+        .views
+        .live_log(*id, token.as_deref(), after)
+        .await?;
     Ok(event_stream(&request, events(live, state.stopping.clone())))
 }
 

@@ -9,7 +9,9 @@ use utoipa::IntoParams;
 use crate::api::http::{bearer, parse_body, private, read_body};
 use crate::api::problem::{ApiError, Problem};
 use crate::api::{AppState, docs};
-use crate::service::webhooks::{RegisteredWebhook, Webhook, WebhookDeliveriesPage, WebhookRequest};
+use crate::service::accounts::webhooks::{
+    RegisteredWebhook, Webhook, WebhookDeliveriesPage, WebhookRequest,
+};
 
 /// A webhook URL, as the examples show it.
 const URL_EXAMPLE: &str = "https://example.org/golf-hook";
@@ -47,9 +49,13 @@ pub async fn put_webhook(
 ) -> Result<HttpResponse, ApiError> {
     let token = bearer(&request);
     // A bad token is reported before a bad body.
-    state.service.account_of(token.as_deref()).await?;
+    state.services.accounts.account_of(token.as_deref()).await?;
     let parsed: WebhookRequest = parse_body(&read_body(body)?)?;
-    let registered = state.service.put_webhook(token.as_deref(), parsed).await?;
+    let registered = state
+        .services
+        .accounts
+        .put_webhook(token.as_deref(), parsed)
+        .await?;
     Ok(private(HttpResponse::Ok()).json(registered))
 }
 
@@ -69,7 +75,11 @@ pub async fn get_webhook(
     state: Data<AppState>,
     request: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let webhook = state.service.webhook(bearer(&request).as_deref()).await?;
+    let webhook = state
+        .services
+        .accounts
+        .webhook(bearer(&request).as_deref())
+        .await?;
     Ok(private(HttpResponse::Ok()).json(webhook))
 }
 
@@ -90,7 +100,8 @@ pub async fn delete_webhook(
     request: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     state
-        .service
+        .services
+        .accounts
         .delete_webhook(bearer(&request).as_deref())
         .await?;
     Ok(private(HttpResponse::NoContent()).finish())
@@ -119,7 +130,8 @@ pub async fn webhook_deliveries(
     query: Query<DeliveriesQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let page = state
-        .service
+        .services
+        .accounts
         .webhook_deliveries(bearer(&request).as_deref(), query.limit)
         .await?;
     Ok(private(HttpResponse::Ok()).json(page))

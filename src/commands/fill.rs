@@ -17,7 +17,9 @@ use uuid::Uuid;
 
 use crate::engine::{BotKind, RulesInput};
 use crate::service::accounts::NewAccountRequest;
-use crate::service::{Answer, GameService, JoinRequest, NewGameRequest, ParsedLater, ServiceError};
+use crate::service::{
+    Answer, JoinRequest, NewGameRequest, ParsedLater, ServiceError, Services, Settings,
+};
 use crate::store::EventStore;
 
 /// What to write.
@@ -68,8 +70,9 @@ impl FillPlan {
 /// `{"username", "token"}` to stdout, and progress to stderr every 10,000 games.
 pub async fn run(store: Arc<dyn EventStore>, plan: FillPlan) -> Result<(), ServiceError> {
     let metrics = crate::metrics::Metrics::new().games();
-    let service = GameService::new(store, metrics);
-    let tokens = sign_up(&service, plan.accounts).await?;
+    let services = Services::new(store, metrics, Settings::default());
+    let service = &services;
+    let tokens = sign_up(service, plan.accounts).await?;
     let next = AtomicU64::new(0);
     let started = Instant::now();
     // Workers on this task, not spawned: the service's futures are not `Send` (actix runs them
@@ -80,7 +83,7 @@ pub async fn run(store: Arc<dyn EventStore>, plan: FillPlan) -> Result<(), Servi
             if n >= plan.games() {
                 return Ok::<(), ServiceError>(());
             }
-            write_game(&service, &tokens, plan.kind(n)).await?;
+            write_game(service, &tokens, plan.kind(n)).await?;
             if (n + 1).is_multiple_of(10_000) {
                 let rate = (n + 1) as f64 / started.elapsed().as_secs_f64();
                 eprintln!("{} of {} games ({rate:.0}/s)", n + 1, plan.games());
@@ -92,7 +95,7 @@ pub async fn run(store: Arc<dyn EventStore>, plan: FillPlan) -> Result<(), Servi
 }
 
 /// Signs up `count` accounts under this run's names; their tokens.
-async fn sign_up(service: &GameService, count: u64) -> Result<Vec<String>, ServiceError> {
+async fn sign_up(service: &Services, count: u64) -> Result<Vec<String>, ServiceError> {
     let run = &Uuid::new_v4().simple().to_string()[..8];
     let mut tokens = Vec::new();
     for n in 0..count {
@@ -100,7 +103,7 @@ async fn sign_up(service: &GameService, count: u64) -> Result<Vec<String>, Servi
             username: format!("fill-{run}-{n}"),
             display_name: None,
         };
-        match service.create_account(request, None).await? {
+        match service.accounts.create_account(request, None).await? {
             Answer::Fresh(created) => {
                 let line = serde_json::json!({
                     "username": created.account.username,
@@ -115,11 +118,7 @@ async fn sign_up(service: &GameService, count: u64) -> Result<Vec<String>, Servi
     Ok(tokens)
 }
 
-async fn write_game(
-    service: &GameService,
-    tokens: &[String],
-    kind: Kind,
-) -> Result<(), ServiceError> {
+async fn write_game(service: &Services, tokens: &[String], kind: Kind) -> Result<(), ServiceError> {
     let request = NewGameRequest {
         seats: 2,
         holes: 1,
@@ -128,7 +127,7 @@ async fn write_game(
         decks: None,
         rated: false,
     };
-    let Answer::Fresh(created) = service.create(None, request, None).await? else {
+    let Answer::Fresh(created) = service.games.create(None, request, None).await? else {
         unreachable!("no idempotency key was given");
     };
     let (id, host) = (created.view.id, created.host_token);
@@ -143,6 +142,7 @@ async fn write_game(
             join(service, id, Some(&tokens[account]), None).await?;
             join(service, id, Some(&host), Some(BotKind::Greedy)).await?;
             service
+                .games
                 .leave(id, Some(&tokens[account]), ParsedLater::parsed(None))
                 .await?;
         }
@@ -157,7 +157,7 @@ async fn write_game(
 
 /// Takes the next seat of game `id` with `token`, as `bot` when given (`token` the host's).
 async fn join(
-    service: &GameService,
+    service: &Services,
     id: Uuid,
     token: Option<&str>,
     bot: Option<BotKind>,
@@ -169,6 +169,7 @@ async fn join(
         idempotency: None,
     };
     service
+        .games
         .join(id, token, ParsedLater::parsed(request))
         .await
         .map(drop)

@@ -1,9 +1,9 @@
 //! The analyses of finished games, computed where no request waits: on `GOLF_ANALYSIS_THREADS`
 //! threads of their own at the lowest CPU priority, each with its own runtime, reading through
-//! the [`BackgroundStore`], fed by a bounded queue. An analysis is queued when it is first asked for; the
-//! first thread also sweeps the database for finished games with none stored (after a restart,
-//! or when the queue was full), when it starts and whenever it has been idle for
-//! [`SWEEP_EVERY`]. Each game is analysed once: the first stored analysis stands.
+//! the [`BackgroundStore`], fed by a bounded queue that a job fills with the finished games the
+//! database holds with no analysis (after a restart, or when the queue was full, as well as
+//! when a game ends or an analysis is asked for). Each game is analysed once: the first stored
+//! analysis stands.
 //!
 //! The lowest priority does not keep an analysis from slowing the requests: on these virtual
 //! machines a core the threads keep busy is a core the host no longer gives the workers, and 64
@@ -20,16 +20,18 @@ use uuid::Uuid;
 
 use crate::engine::analysis::ANALYSIS_SAMPLES;
 use crate::engine::{LoggedEvent, Status, analyze_paced};
+use crate::jobs::Jobs;
+use crate::jobs::audits::lower_priority;
+use crate::jobs::background::BackgroundStore;
 use crate::metrics::Activity;
-use crate::service::audit_worker::lower_priority;
-use crate::service::background::BackgroundStore;
+use crate::service::Services;
 use crate::store::codec::entry_event;
 use crate::store::{self, StoreError};
 
-/// Analyses that may wait for a thread at once; past it, the sweep finds the game later.
+/// Analyses that may wait for a thread at once; past it, the next pass finds the game again.
 pub const BACKLOG: usize = 256;
 
-/// How long the sweeping thread waits for work before it looks for unanalysed games.
+/// How long the feeding job waits for a wake-up before it looks for unanalysed games anyway.
 pub const SWEEP_EVERY: Duration = Duration::from_secs(60);
 
 /// The share of a core an analysis thread takes while requests are being answered: a fiftieth,
@@ -39,90 +41,65 @@ pub const BUSY_SHARE: f64 = 0.02;
 /// The games queued or being analysed, so that a game is queued once.
 type Pending = Arc<Mutex<HashSet<Uuid>>>;
 
-/// The analysis threads (none when the operator turned them off).
-pub struct AnalysisWorker {
-    jobs: Option<SyncSender<Uuid>>,
-    pending: Pending,
+/// Starts `threads` analysis threads (0: analyses are off) reading and writing through `store`
+/// and resting while requests are answered, and the job that feeds them the finished games with
+/// no analysis: when a game ends or an analysis is asked for, and every [`SWEEP_EVERY`]. The
+/// threads end when the feeding job stops.
+pub fn start(jobs: &mut Jobs, store: BackgroundStore, services: &Services, threads: usize) {
+    if threads == 0 {
+        return;
+    }
+    let pending = Pending::default();
+    let (queue, work) = sync_channel(BACKLOG);
+    let work = Arc::new(Mutex::new(work));
+    for index in 0..threads {
+        let thread = Thread {
+            store: store.clone(),
+            work: Arc::clone(&work),
+            pending: Arc::clone(&pending),
+            activity: services.games.metrics().activity.clone(),
+        };
+        match std::thread::Builder::new()
+            .name(format!("golf-analysis-{index}"))
+            .spawn(move || thread.run())
+        {
+            Ok(thread) => jobs.own_thread(thread),
+            Err(error) => tracing::warn!(%error, "an analysis thread did not start"),
+        }
+    }
+    let games = services.games.clone();
+    let wake = Some(Arc::clone(&services.ends.analyses));
+    jobs.every("analyses", SWEEP_EVERY, wake, move || {
+        let (games, queue, pending) = (games.clone(), queue.clone(), Arc::clone(&pending));
+        async move {
+            let found = games.store().unanalysed_games(BACKLOG as i64).await?;
+            Ok(found
+                .into_iter()
+                .filter(|id| queue_once(&queue, &pending, *id))
+                .count() as u64)
+        }
+    });
 }
 
-impl AnalysisWorker {
-    /// No analysis threads: analyses are off.
-    pub fn off() -> AnalysisWorker {
-        AnalysisWorker {
-            jobs: None,
-            pending: Pending::default(),
-        }
-    }
-
-    /// Starts `threads` analysis threads (0: analyses are off), reading and writing through
-    /// `store`, and resting while `activity` shows requests being answered.
-    pub fn start(threads: usize, store: BackgroundStore, activity: Activity) -> AnalysisWorker {
-        if threads == 0 {
-            return AnalysisWorker::off();
-        }
-        let pending = Pending::default();
-        let (jobs, queue) = sync_channel(BACKLOG);
-        let queue = Arc::new(Mutex::new(queue));
-        for index in 0..threads {
-            let thread = Thread {
-                store: store.clone(),
-                queue: Arc::clone(&queue),
-                sweeper: (index == 0).then(|| jobs.clone()),
-                pending: Arc::clone(&pending),
-                activity: activity.clone(),
-            };
-            let started = std::thread::Builder::new()
-                .name(format!("golf-analysis-{index}"))
-                .spawn(move || thread.run());
-            if let Err(error) = started {
-                tracing::warn!(%error, "an analysis thread did not start");
-            }
-        }
-        AnalysisWorker {
-            jobs: Some(jobs),
-            pending,
-        }
-    }
-
-    /// Whether analyses are off (`GOLF_ANALYSIS_THREADS=0`).
-    pub fn disabled(&self) -> bool {
-        self.jobs.is_none()
-    }
-
-    /// Queues the analysis of finished game `id` unless it is queued or under way; when the
-    /// queue is full the sweep finds the game later.
-    pub fn queue(&self, id: Uuid) {
-        if let Some(jobs) = &self.jobs {
-            queue_once(jobs, &self.pending, id);
-        }
-    }
-}
-
-/// Queues `id` unless it is pending.
-fn queue_once(jobs: &SyncSender<Uuid>, pending: &Pending, id: Uuid) {
+/// Queues `id` unless it is pending; answers whether it queued it. When the queue is full, the
+/// next pass finds the game again.
+fn queue_once(queue: &SyncSender<Uuid>, pending: &Pending, id: Uuid) -> bool {
     let mut pending = pending
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     if pending.contains(&id) {
-        return;
+        return false;
     }
-    match jobs.try_send(id) {
-        Ok(()) => {
-            pending.insert(id);
-        }
-        Err(TrySendError::Full(_)) => {
-            tracing::debug!(game_id = %id, "the analysis backlog is full: the sweep finds it");
-        }
-        Err(TrySendError::Disconnected(_)) => {}
+    match queue.try_send(id) {
+        Ok(()) => pending.insert(id),
+        Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => false,
     }
 }
 
 /// One analysis thread.
 struct Thread {
     store: BackgroundStore,
-    queue: Arc<Mutex<Receiver<Uuid>>>,
-    /// The first thread's way to queue the games its sweeps find.
-    sweeper: Option<SyncSender<Uuid>>,
+    work: Arc<Mutex<Receiver<Uuid>>>,
     pending: Pending,
     activity: Activity,
 }
@@ -137,14 +114,10 @@ impl Thread {
             Ok(runtime) => runtime,
             Err(error) => return tracing::warn!(%error, "an analysis thread has no runtime"),
         };
-        let mut sweep_due = self.sweeper.is_some();
         loop {
-            if sweep_due {
-                runtime.block_on(self.sweep());
-            }
             let next = {
-                let queue = self.queue.lock().unwrap_or_else(|p| p.into_inner());
-                queue.recv_timeout(SWEEP_EVERY)
+                let work = self.work.lock().unwrap_or_else(|p| p.into_inner());
+                work.recv_timeout(SWEEP_EVERY)
             };
             match next {
                 Ok(id) => {
@@ -155,27 +128,10 @@ impl Thread {
                         .lock()
                         .unwrap_or_else(|p| p.into_inner())
                         .remove(&id);
-                    sweep_due = false;
                 }
-                Err(RecvTimeoutError::Timeout) => sweep_due = self.sweeper.is_some(),
+                Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => return,
             }
-        }
-    }
-
-    /// Queues the finished games that have no analysis.
-    async fn sweep(&self) {
-        let Some(jobs) = &self.sweeper else {
-            return;
-        };
-        let found = self
-            .store
-            .run(|store| async move { store.unanalysed_games(BACKLOG as i64).await });
-        match found.await {
-            Ok(ids) => ids
-                .into_iter()
-                .for_each(|id| queue_once(jobs, &self.pending, id)),
-            Err(error) => tracing::warn!(%error, "the sweep for unanalysed games failed"),
         }
     }
 

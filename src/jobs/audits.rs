@@ -3,93 +3,128 @@
 //! neither the reads of a whole log nor its replay (the costliest thing the server does) run on a
 //! request worker or delay the moves beside them.
 //!
-//! A game's audit is queued when the write that finishes it is answered, and when it is asked for
-//! before it was stored (a game finished before audits were stored, or whose instance stopped
-//! first). The worker audits one game at a time and never replays a game whose audit is stored,
-//! so any number of requests for one audit cost one replay. At most [`BACKLOG`] audits wait: a
-//! finished game that finds no room is audited when first asked for.
+//! The database is the queue: each pass audits the finished games with no stored audit, one at
+//! a time, oldest first by id, so that a game finished while the instance was down, or whose end
+//! woke nobody, is audited all the same. A pass comes when a game ends here, every
+//! [`CATCH_UP_EVERY`], and when a request asks for an audit not yet stored (it waits for the
+//! answer; asked audits go before the catch-up). The first stored result stands, and the same
+//! log always gives the same result, so instances auditing the same game at once agree.
+
+use std::time::Duration;
 
 use prometheus::IntCounter;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use crate::audit;
 use crate::engine::Status;
-use crate::service::ServiceError;
-use crate::service::background::BackgroundStore;
+use crate::jobs::background::BackgroundStore;
+use crate::service::post_game::AskedAudit;
+use crate::service::{ServiceError, Services};
 use crate::store::{self, AuditResult};
 
-/// Audits that may wait for the worker at once.
-pub const BACKLOG: usize = 256;
+/// How long the audit job waits for a game's end before it looks for unaudited games anyway.
+pub const CATCH_UP_EVERY: Duration = Duration::from_secs(60);
 
-/// The answer to an audit asked for: the stored result, `None` if the game is not finished.
-type Reply = oneshot::Sender<Result<Option<AuditResult>, ServiceError>>;
+/// Unaudited games one pass reads at most: the next pass takes the rest.
+const PASS_BATCH: i64 = 100;
 
-/// The worker's thread, fed through a bounded queue; it ends when this is dropped.
-pub struct AuditWorker {
-    jobs: mpsc::Sender<(Uuid, Option<Reply>)>,
-}
-
-impl AuditWorker {
-    /// Starts the worker, which reads and writes through `store` and counts the logs it replays
-    /// in `replayed`.
-    pub fn start(store: BackgroundStore, replayed: IntCounter) -> AuditWorker {
-        let (jobs, queue) = mpsc::channel(BACKLOG);
-        let started = std::thread::Builder::new()
-            .name("golf-auditor".to_owned())
-            .spawn(move || {
-                lower_priority();
-                match tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                {
-                    Ok(runtime) => runtime.block_on(work(store, queue, replayed)),
-                    Err(error) => tracing::warn!(%error, "the audit worker has no runtime"),
-                }
-            });
-        if let Err(error) = started {
-            tracing::warn!(%error, "no audit worker: audits will fail until a restart");
-        }
-        AuditWorker { jobs }
-    }
-
-    /// Queues the audit of a game that just finished, if there is room.
-    pub fn finished(&self, id: Uuid) {
-        if self.jobs.try_send((id, None)).is_err() {
-            tracing::debug!(game_id = %id, "the audit backlog is full: audited when asked for");
-        }
-    }
-
-    /// The audit of game `id`, computed now unless it is stored; `None` while the game is not
-    /// finished.
-    pub async fn asked(&self, id: Uuid) -> Result<Option<AuditResult>, ServiceError> {
-        let gone = || ServiceError::Internal("the audit worker is gone".to_owned());
-        let (reply, answer) = oneshot::channel();
-        self.jobs
-            .send((id, Some(reply)))
-            .await
-            .map_err(|_| gone())?;
-        answer.await.map_err(|_| gone())?
-    }
-}
-
-/// Audits the queued games one at a time until the queue closes.
-async fn work(
+/// Starts the audit thread of `services`, which stops at `stop`; `None` if the thread or its
+/// runtime cannot be made (logged: audits then wait for an instance that has one).
+pub fn start(
     store: BackgroundStore,
-    mut queue: mpsc::Receiver<(Uuid, Option<Reply>)>,
+    services: &Services,
+    stop: CancellationToken,
+) -> Option<std::thread::JoinHandle<()>> {
+    let ends = std::sync::Arc::clone(&services.ends);
+    let asked = ends.take_asked_audits()?;
+    let replayed = services.games.metrics().audits_replayed.clone();
+    let started = std::thread::Builder::new()
+        .name("golf-auditor".to_owned())
+        .spawn(move || {
+            lower_priority();
+            match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(runtime) => runtime.block_on(async {
+                    let auditor = Auditor {
+                        store,
+                        replayed,
+                        asked,
+                    };
+                    auditor.work(&ends.audits, stop).await
+                }),
+                Err(error) => tracing::warn!(%error, "the audit job has no runtime"),
+            }
+        });
+    match started {
+        Ok(thread) => Some(thread),
+        Err(error) => {
+            tracing::warn!(%error, "no audit thread: audits wait for another instance");
+            None
+        }
+    }
+}
+
+/// The audit thread's work.
+struct Auditor {
+    store: BackgroundStore,
     replayed: IntCounter,
-) {
-    while let Some((id, reply)) = queue.recv().await {
-        let audited = audit_game(&store, id, &replayed).await;
-        match reply {
-            // The asker may have gone: nobody to answer then.
-            Some(reply) => drop(reply.send(audited)),
-            None => {
-                if let Err(error) = audited {
+    asked: mpsc::Receiver<AskedAudit>,
+}
+
+impl Auditor {
+    /// Catches up, then audits what is asked and what ends, until `stop`.
+    async fn work(mut self, ended: &tokio::sync::Notify, stop: CancellationToken) {
+        loop {
+            if let Err(error) = self.catch_up(&stop).await {
+                tracing::warn!(job = "audits", %error, "the audits' pass failed: tried again later");
+            }
+            tokio::select! {
+                _ = stop.cancelled() => return,
+                asked = self.asked.recv() => match asked {
+                    Some(asked) => self.answer(asked).await,
+                    None => return,
+                },
+                _ = ended.notified() => {}
+                _ = tokio::time::sleep(CATCH_UP_EVERY) => {}
+            }
+        }
+    }
+
+    /// Audits the finished games that have none stored, answering the audits asked for between
+    /// two games, until none is left or `stop`.
+    async fn catch_up(&mut self, stop: &CancellationToken) -> Result<(), ServiceError> {
+        loop {
+            let found = self
+                .store
+                .run(|store| async move { store.unaudited_games(PASS_BATCH).await })
+                .await?;
+            let whole = found.len() as i64 == PASS_BATCH;
+            for id in found {
+                while let Ok(asked) = self.asked.try_recv() {
+                    self.answer(asked).await;
+                }
+                if stop.is_cancelled() {
+                    return Ok(());
+                }
+                if let Err(error) = audit_game(&self.store, id, &self.replayed).await {
                     tracing::warn!(game_id = %id, %error, "the audit of a finished game is left for later");
                 }
             }
+            if !whole {
+                return Ok(());
+            }
         }
+    }
+
+    /// Audits the game asked for and answers.
+    async fn answer(&self, (id, reply): AskedAudit) {
+        let audited = audit_game(&self.store, id, &self.replayed).await;
+        // The asker may have gone: nobody to answer then.
+        drop(reply.send(audited));
     }
 }
 
@@ -163,22 +198,5 @@ mod tests {
         .join()
         .expect("the thread");
         assert_eq!(nice, 19);
-    }
-
-    #[tokio::test]
-    async fn an_audit_that_fails_is_answered_and_the_worker_goes_on() {
-        let directory = tempfile::tempdir().expect("a temporary directory");
-        let url = format!("sqlite://{}", directory.path().join("golf.db").display());
-        let store = store::connect(&url, &store::PoolOptions::default())
-            .await
-            .expect("a fresh SQLite database");
-        let replayed = IntCounter::new("replayed", "logs replayed").expect("a counter");
-        let worker = AuditWorker::start(BackgroundStore::new(store), replayed.clone());
-        worker.finished(Uuid::nil());
-        for _ in 0..2 {
-            let asked = worker.asked(Uuid::nil()).await;
-            assert!(matches!(asked, Err(ServiceError::NotFound(_))), "{asked:?}");
-        }
-        assert_eq!(replayed.get(), 0, "nothing was replayed");
     }
 }

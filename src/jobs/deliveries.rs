@@ -8,6 +8,7 @@
 //! net for a lost wake-up. Every instance runs it; the store's claims give each attempt to one.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::future::{join_all, select_all};
@@ -15,12 +16,12 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::engine::Timestamp;
-use crate::service::GameService;
-use crate::service::account_games::event_json;
-use crate::service::webhook_client::{DELIVERY_TIMEOUT, Delivery, Outcome};
+use crate::service::accounts::account_games::event_json;
+use crate::service::accounts::webhook_client::{DELIVERY_TIMEOUT, Delivery, Outcome};
+use crate::service::{Clock, Services, Webhooks};
 use crate::store::accounts::{ACCOUNT_EVENTS_TTL, wake_key};
 use crate::store::webhooks::{AttemptMade, AttemptRecord, ClaimedDelivery, NextStep};
-use crate::store::{StoreError, Subscription};
+use crate::store::{EventStore, StoreError, Subscription};
 
 /// The longest sleep between two passes.
 const POLL: Duration = Duration::from_secs(5);
@@ -38,9 +39,29 @@ const LEASE: Duration = Duration::from_secs(DELIVERY_TIMEOUT.as_secs() + 10);
 /// How often old attempts are purged from the log.
 const PURGE_EVERY: Duration = Duration::from_secs(60 * 60);
 
-impl GameService {
-    /// Delivers webhooks until the process ends: see the module's documentation.
-    pub async fn deliver_webhooks(self) {
+/// The delivery job's reach: the store, the service's time, and how webhooks are delivered.
+pub struct Deliveries {
+    store: Arc<dyn EventStore>,
+    clock: Clock,
+    webhooks: Arc<Webhooks>,
+}
+
+impl Deliveries {
+    /// The deliveries of the webhooks that `services` registers.
+    pub fn new(services: &Services) -> Self {
+        Deliveries {
+            store: Arc::clone(services.store()),
+            clock: services.clock().clone(),
+            webhooks: Arc::clone(services.accounts.webhooks()),
+        }
+    }
+
+    fn now(&self) -> Timestamp {
+        self.clock.now()
+    }
+
+    /// Delivers webhooks until the jobs stop: see the module's documentation.
+    pub async fn run(self) {
         let mut listening: HashMap<String, Subscription> = HashMap::new();
         let mut next_purge = Instant::now();
         loop {

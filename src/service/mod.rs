@@ -1,224 +1,148 @@
-//! The use cases of the API, over one event store: load a game, authenticate, decide, run the
-//! bots, append, answer with typed replies.
+//! The use cases of the API, each capability in a room of its own over one event store; the
+//! hub ([`Services`]) wires them. The work nobody waits for (sweeps, audits, analyses, webhook
+//! deliveries, ratings) is `crate::jobs`'s: a use case only wakes it ([`post_game::GameEnds`]).
 //!
 //! # Layout
-//! - [`writes`]: create, join, move, cancel;
-//! - [`account_games`]: an account's games and events as its holder reads them;
-//! - [`account_stream`]: the live stream of an account's events;
-//! - [`webhooks`]: an account's webhook as its holder registers, reads and removes it, and
-//!   the log of its deliveries;
-//! - [`webhook_worker`]: the task of every instance that delivers webhooks, retries them, and
-//!   records each attempt;
-//! - [`webhook_client`]: the address guard (SSRF), the Standard Webhooks signature, and one
-//!   attempt's `POST`;
-//! - [`accounts`]: usernames, account creation, account tokens, the account's and profile's
-//!   replies;
-//! - [`attempts`]: the write path they share: decide, append through the group commit, and the
-//!   retry that settles races in the store;
-//! - [`challenges`]: challenges and rematches: their answers, and the game the last acceptance
-//!   creates with every seat taken;
-//! - [`cache`]: this instance's decoded game states, checked against the store before use, and
-//!   how a use case gets a game (from them, or from the store);
-//! - [`batches`]: the one batching primitive: requests that arrive together, answered by one call;
-//! - [`commits`]: group commit of the appends of concurrent writes (a batch job);
-//! - [`versions`]: the reads of games' versions that check them, shared by concurrent views (a
-//!   batch job);
-//! - [`ratings`]: rating histories, the leaderboard, and the application of rated games' ends;
-//! - [`reads`]: views, the lobby, pages of the log, replays, the export;
-//! - [`seeks`]: seeks ("find me a game") and their matching;
-//! - [`timeouts`]: seats handed to the bot (a leave, a turn timeout) and the sweeper that finds
-//!   turn timeouts and expired waiting games;
-//! - [`clock`]: the service's time;
-//! - [`audit_status`]: the audit of a game as `GET .../audit` shows it;
-//! - [`audit_worker`]: the thread and runtime of its own that audits finished games;
-//! - [`analysis`]: the analysis of a game as `GET .../analysis` answers it;
-//! - [`analysis_worker`]: the threads of their own that analyse finished games;
-//! - [`background`]: the store as those threads reach it (the instance's pool, on the service's
-//!   runtime);
-//! - [`live`]: the live log that streams follow, woken by the store's hub;
-//! - [`notices`]: what a write tells the accounts bound to the game's seats (their games'
-//!   rows and their events);
-//! - [`credentials`]: seat and host tokens, and who presents one;
-//! - [`idempotency`]: `Idempotency-Key`s and replayed answers;
-//! - [`paging`]: page sizes and the lobby's cursor;
-//! - [`error`]: why a use case failed;
-//! - [`precedence`]: which of a request's faults is reported first.
+//! - [`games`]: a game's life: create (the one creation path, also for challenges, seeks and
+//!   rematches), join, move, leave, cancel, timeouts, views, the log, replays, live streams, and
+//!   the write path they share (decide, group commit, retry on a lost race, the state cache);
+//! - [`accounts`]: accounts and their tokens, who presents a token, an account's games and
+//!   events (typed: [`accounts::events`]), its stream, its webhook;
+//! - [`opponents`]: finding opponents: challenges and rematches, seeks, ratings and the
+//!   leaderboard;
+//! - [`post_game`]: a finished game's audit and analysis as the API answers them, and the queues
+//!   that wake the jobs computing them;
+//! - shared primitives: [`batches`] (requests answered together by one call), [`clock`] (the
+//!   service's time), [`error`] (why a use case failed), [`paging`] (limits and cursors),
+//!   [`precedence`] (which of a request's faults is reported first), [`retry`] (the one retry of
+//!   a lost write race).
 
-pub mod account_games;
-pub mod account_stream;
 pub mod accounts;
-pub mod analysis;
-pub mod analysis_worker;
-pub mod attempts;
-pub mod audit_status;
-pub mod audit_worker;
-pub mod background;
 pub mod batches;
-pub mod cache;
-pub mod challenges;
 pub mod clock;
-pub mod commits;
-pub mod credentials;
 pub mod error;
-pub mod idempotency;
-pub mod live;
-pub mod notices;
+pub mod games;
+pub mod opponents;
 pub mod paging;
+pub mod post_game;
 pub mod precedence;
-pub mod ratings;
-pub mod reads;
-pub mod seeks;
-pub mod timeouts;
-pub mod versions;
-pub mod webhook_client;
-pub mod webhook_worker;
-pub mod webhooks;
-pub mod writes;
+pub mod retry;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::engine::{Seat, Timestamp, View};
+use crate::engine::{Seat, View};
 use crate::metrics::GameMetrics;
 use crate::store::EventStore;
-use analysis_worker::AnalysisWorker;
-use audit_worker::AuditWorker;
-use background::BackgroundStore;
-use batches::Batches;
-use cache::StateCache;
-use commits::GroupCommit;
-use live::SharedReads;
-use timeouts::Backoff;
-use versions::VersionRead;
-use webhooks::Webhooks;
 
-pub use audit_status::Audit;
+pub use accounts::Accounts;
+pub use accounts::webhooks::Webhooks;
 pub use clock::Clock;
 pub use error::ServiceError;
-pub use idempotency::{Answer, IdempotencyKey, MIN_CREATION_KEY_LEN};
+pub use games::creation::NewGameRequest;
+pub use games::idempotency::{Answer, IdempotencyKey, MIN_CREATION_KEY_LEN};
+pub use games::writes::{JoinRequest, MoveCommand};
+pub use games::{Games, Views};
+pub use opponents::challenges::Challenges;
+pub use opponents::ratings::Ratings;
+pub use opponents::seeks::Seeks;
+pub use post_game::{Audit, GameEnds, PostGame};
 pub use precedence::ParsedLater;
-pub use timeouts::Swept;
-pub use writes::{JoinRequest, MoveCommand, NewGameRequest};
 
 /// Games whose decoded state an instance keeps by default (a few kilobytes each): more than the
 /// games in play on a busy instance. At 4,096, 5,000 games in play missed the cache on most
 /// moves and views, and moves waited 300 ms for the loads (docs/SCALING.md).
 pub const DEFAULT_CACHED_GAMES: usize = 16_384;
 
-/// The use cases, over one store.
-#[derive(Clone)]
-pub struct GameService {
-    store: Arc<dyn EventStore>,
-    metrics: GameMetrics,
-    clock: Clock,
-    default_turn_timeout_s: Option<u32>,
-    challenge_expiry: std::time::Duration,
-    seek_expiry: std::time::Duration,
-    cache: Arc<StateCache>,
-    versions: Arc<Batches<VersionRead>>,
-    commits: Arc<Batches<GroupCommit>>,
-    audits: Arc<AuditWorker>,
-    analyses: Arc<AnalysisWorker>,
-    shared_reads: Arc<SharedReads>,
-    backoff: Arc<Backoff>,
-    webhooks: Arc<Webhooks>,
+/// How an instance's use cases behave where the operator has a say.
+pub struct Settings {
+    /// The service's time.
+    pub clock: Clock,
+    /// Games whose decoded state this instance keeps.
+    pub cached_games: usize,
+    /// The turn timeout of new games whose creator sets none.
+    pub default_turn_timeout_s: Option<u32>,
+    /// How webhooks are registered and delivered.
+    pub webhooks: Arc<Webhooks>,
+    /// How long a challenge stays open for its answers.
+    pub challenge_expiry: Duration,
+    /// How long a seek waits for its match.
+    pub seek_expiry: Duration,
+    /// Whether this instance computes analyses (`GOLF_ANALYSIS_THREADS` above 0).
+    pub analyses: bool,
 }
 
-impl GameService {
-    /// A service over `store`, counting games and moves in `metrics`, on the system clock, whose
-    /// games have no turn timeout unless their creator sets one, keeping the states of up to
-    /// [`DEFAULT_CACHED_GAMES`] games; finished games are audited on a thread of their own
-    /// (see [`audit_worker`]).
-    ///
-    /// # Panics
-    /// Outside a Tokio runtime: the audits' store calls run on this one ([`background`]).
-    pub fn new(store: Arc<dyn EventStore>, metrics: GameMetrics) -> Self {
-        let audits = Arc::new(AuditWorker::start(
-            BackgroundStore::new(Arc::clone(&store)),
-            metrics.audits_replayed.clone(),
-        ));
-        GameService {
-            metrics,
+impl Default for Settings {
+    /// The system clock, [`DEFAULT_CACHED_GAMES`], no turn timeout, public webhooks without
+    /// retries, a day for challenges, ten minutes for seeks, no analyses.
+    fn default() -> Self {
+        Settings {
             clock: Clock::system(),
+            cached_games: DEFAULT_CACHED_GAMES,
             default_turn_timeout_s: None,
-            challenge_expiry: std::time::Duration::from_secs(24 * 60 * 60),
-            seek_expiry: std::time::Duration::from_secs(600),
-            cache: Arc::new(StateCache::new(DEFAULT_CACHED_GAMES)),
-            versions: Arc::new(Batches::new(VersionRead(Arc::clone(&store)))),
-            commits: Arc::new(Batches::new(GroupCommit(Arc::clone(&store)))),
-            audits,
-            analyses: Arc::new(AnalysisWorker::off()),
-            shared_reads: Arc::default(),
-            backoff: Arc::default(),
             webhooks: Arc::default(),
+            challenge_expiry: Duration::from_secs(24 * 60 * 60),
+            seek_expiry: Duration::from_secs(600),
+            analyses: false,
+        }
+    }
+}
+
+/// The hub: every capability, wired over one store. Cheap to clone.
+#[derive(Clone)]
+pub struct Services {
+    pub games: Games,
+    pub views: Views,
+    pub accounts: Accounts,
+    pub challenges: Challenges,
+    pub seeks: Seeks,
+    pub ratings: Ratings,
+    pub post_game: PostGame,
+    /// What the use cases tell the jobs.
+    pub ends: Arc<GameEnds>,
+    store: Arc<dyn EventStore>,
+    clock: Clock,
+}
+
+impl Services {
+    /// The capabilities over `store`, counting in `metrics`, as `settings` say.
+    pub fn new(store: Arc<dyn EventStore>, metrics: GameMetrics, settings: Settings) -> Self {
+        let ends = Arc::new(GameEnds::default());
+        let accounts = Accounts::new(
+            Arc::clone(&store),
+            settings.clock.clone(),
+            Arc::clone(&settings.webhooks),
+        );
+        let games = Games::new(
+            Arc::clone(&store),
+            metrics,
+            accounts.clone(),
+            Arc::clone(&ends),
+            &settings,
+        );
+        Services {
+            challenges: Challenges::new(games.clone(), settings.challenge_expiry),
+            seeks: Seeks::new(games.clone(), settings.seek_expiry),
+            ratings: Ratings::new(Arc::clone(&store)),
+            post_game: PostGame::new(games.clone(), Arc::clone(&ends), settings.analyses),
+            views: Views::new(games.clone()),
+            games,
+            accounts,
+            ends,
             store,
+            clock: settings.clock,
         }
     }
 
-    /// This service, whose finished games are analysed by `threads` threads (0: analyses are
-    /// off, as they are by default).
-    ///
-    /// # Panics
-    /// Outside a Tokio runtime: the analyses' store calls run on this one ([`background`]).
-    pub fn with_analyses(self, threads: usize) -> Self {
-        GameService {
-            analyses: Arc::new(AnalysisWorker::start(
-                threads,
-                BackgroundStore::new(Arc::clone(&self.store)),
-                self.metrics.activity.clone(),
-            )),
-            ..self
-        }
+    /// The service's time.
+    pub fn clock(&self) -> &Clock {
+        &self.clock
     }
 
-    /// This service, keeping the states of up to `games` games.
-    pub fn with_cached_games(self, games: usize) -> Self {
-        GameService {
-            cache: Arc::new(StateCache::new(games)),
-            ..self
-        }
-    }
-
-    /// This service on `clock`.
-    pub fn with_clock(self, clock: Clock) -> Self {
-        GameService { clock, ..self }
-    }
-
-    /// This service, whose new games get `turn_timeout_s` when their creator gives none.
-    pub fn with_default_turn_timeout(self, turn_timeout_s: Option<u32>) -> Self {
-        GameService {
-            default_turn_timeout_s: turn_timeout_s,
-            ..self
-        }
-    }
-
-    /// This service, delivering webhooks as `webhooks` says.
-    pub fn with_webhooks(self, webhooks: Webhooks) -> Self {
-        GameService {
-            webhooks: Arc::new(webhooks),
-            ..self
-        }
-    }
-
-    /// This service, whose challenges stay open for their answers for `expiry`.
-    pub fn with_challenge_expiry(self, expiry: std::time::Duration) -> Self {
-        GameService {
-            challenge_expiry: expiry,
-            ..self
-        }
-    }
-
-    /// This service, whose seeks wait for their match for `expiry`.
-    pub fn with_seek_expiry(self, expiry: std::time::Duration) -> Self {
-        GameService {
-            seek_expiry: expiry,
-            ..self
-        }
-    }
-
-    /// The store, for readiness checks.
+    /// The store, for readiness checks and the jobs.
     pub fn store(&self) -> &Arc<dyn EventStore> {
         &self.store
     }
@@ -286,12 +210,5 @@ impl VersionPrecondition {
                 current: version,
             })
         }
-    }
-}
-
-impl GameService {
-    /// The time of an entry written now.
-    fn now(&self) -> Timestamp {
-        self.clock.now()
     }
 }

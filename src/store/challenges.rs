@@ -102,19 +102,3 @@ pub trait ChallengeStore: Send + Sync {
     /// how many.
     async fn expire_challenges(&self, now: Timestamp, limit: i64) -> Result<u64, StoreError>;
 }
-
-/// An account event that belongs to no game (a challenge's), to store with the write that
-/// causes it.
-pub fn challenge_notice(
-    account: &str,
-    kind: &'static str,
-    at: Timestamp,
-    data: serde_json::Value,
-) -> NewAccountEvent {
-    NewAccountEvent {
-        account: account.to_owned(),
-        kind,
-        at,
-        data,
-    }
-}

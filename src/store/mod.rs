@@ -389,6 +389,9 @@ pub trait EventStore: Send + Sync {
     /// Up to `limit` finished games with no stored analysis, in id order.
     async fn unanalysed_games(&self, limit: i64) -> Result<Vec<Uuid>, StoreError>;
 
+    /// Up to `limit` finished games with no stored audit, in id order.
+    async fn unaudited_games(&self, limit: i64) -> Result<Vec<Uuid>, StoreError>;
+
     /// The latest snapshot of game `id` at or before entry `seq`.
     async fn load_snapshot(&self, id: Uuid, seq: i64) -> Result<Option<Snapshot>, StoreError>;
 
@@ -476,6 +479,10 @@ pub trait EventStore: Send + Sync {
 
     /// Succeeds when the database answers (readiness).
     async fn ping(&self) -> Result<(), StoreError>;
+
+    /// Closes the pool once its connections are back: the last step of a stopping instance
+    /// (SQLite then folds its write-ahead log into the database file).
+    async fn close(&self);
 }
 
 /// Pool settings for [`connect`].

@@ -65,7 +65,12 @@ pub struct Changes {
     own: Mutex<HashMap<(Uuid, i64), usize>>,
     /// Dropped with the hub, which stops its listening task.
     stop: Mutex<Option<oneshot::Sender<()>>>,
+    /// The listening task, until the jobs take it to run it.
+    listener: Mutex<Option<Listener>>,
 }
+
+/// The task that feeds a hub from its listening connection.
+pub type Listener = std::pin::Pin<Box<dyn Future<Output = ()> + Send>>;
 
 impl Changes {
     /// A hub woken only in-process, by [`Changes::wake`].
@@ -74,8 +79,9 @@ impl Changes {
     }
 
     /// A hub fed by a dedicated connection that listens on [`CHANNEL`] of the database that
-    /// `server` names. The connection is opened by a background task (so that a database that
-    /// is slow to answer does not hold up the start), which ends when the hub is dropped.
+    /// `server` names. The connection is opened by a task that the instance's jobs run
+    /// ([`Changes::take_listener`]), so that a database that is slow to answer does not hold up
+    /// the start; it ends when the hub is dropped, or when the jobs stop.
     pub fn listening(server: &PgConnectOptions) -> Arc<Self> {
         let changes = Arc::new(Changes::default());
         let (stop_sender, stop) = oneshot::channel();
@@ -88,8 +94,13 @@ impl Changes {
             .idle_timeout(None)
             .acquire_timeout(BACKOFF_MAX)
             .connect_lazy_with(server.clone().application_name(LISTENER_APPLICATION_NAME));
-        tokio::spawn(listen(pool, Arc::downgrade(&changes), stop));
+        *lock(&changes.listener) = Some(Box::pin(listen(pool, Arc::downgrade(&changes), stop)));
         changes
+    }
+
+    /// The task that listens for other instances' changes, once (none for an in-process hub).
+    pub fn take_listener(&self) -> Option<Listener> {
+        lock(&self.listener).take()
     }
 
     /// Waits for changes of `game_id` from now on.

@@ -272,6 +272,9 @@ impl Backend for Postgres {
         unanalysed_games: "\
             SELECT id FROM games WHERE status = 'finished' AND NOT analysed ORDER BY id LIMIT $1",
         mark_analysed: "UPDATE games SET analysed = true WHERE id = $1",
+        unaudited_games: "\
+            SELECT id FROM games WHERE status = 'finished' AND audit_verified IS NULL \
+            ORDER BY id LIMIT $1",
     };
 
     const ACCOUNT_EVENTS_TTL: f64 = ACCOUNT_EVENTS_TTL.as_secs_f64();

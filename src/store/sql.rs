@@ -93,6 +93,8 @@ pub struct Statements {
     pub unanalysed_games: &'static str,
     /// Marks game `$1` analysed, in the transaction that stores its analysis.
     pub mark_analysed: &'static str,
+    /// Up to `$1` finished games without an audit, in id order, spelt as `games_unaudited`.
+    pub unaudited_games: &'static str,
 }
 
 /// A database the store runs on: its dialect and how it starts a write.
@@ -437,6 +439,14 @@ where
         Ok(rows.into_iter().map(|(id,)| id).collect())
     }
 
+    async fn unaudited_games(&self, limit: i64) -> Result<Vec<Uuid>, StoreError> {
+        let rows: Vec<(Uuid,)> = sqlx::query_as(DB::STATEMENTS.unaudited_games)
+            .bind(limit)
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(rows.into_iter().map(|(id,)| id).collect())
+    }
+
     async fn load_snapshot(&self, id: Uuid, seq: i64) -> Result<Option<Snapshot>, StoreError> {
         let row: Option<SnapshotRow> = sqlx::query_as(
             "SELECT seq, state FROM snapshots WHERE game_id = $1 AND seq <= $2 \
@@ -646,5 +656,9 @@ where
     async fn ping(&self) -> Result<(), StoreError> {
         sqlx::query("SELECT 1").execute(&self.pool).await?;
         Ok(())
+    }
+
+    async fn close(&self) {
+        self.pool.close().await;
     }
 }

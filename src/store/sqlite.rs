@@ -213,6 +213,9 @@ impl Backend for Sqlite {
         unanalysed_games: "\
             SELECT id FROM games WHERE status = 'finished' AND analysed = 0 ORDER BY id LIMIT $1",
         mark_analysed: "UPDATE games SET analysed = 1 WHERE id = $1",
+        unaudited_games: "\
+            SELECT id FROM games WHERE status = 'finished' AND audit_verified IS NULL \
+            ORDER BY id LIMIT $1",
     };
 
     const ACCOUNT_EVENTS_TTL: i64 = ACCOUNT_EVENTS_TTL.as_secs() as i64;

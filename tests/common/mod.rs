@@ -362,7 +362,7 @@ pub async fn spawn_app_with(
 pub async fn spawn_app_with_resolver(
     database: TestDatabase,
     configure: impl FnOnce(&mut Config),
-    resolver: Arc<dyn golf_server::service::webhook_client::HostResolver>,
+    resolver: Arc<dyn golf_server::service::accounts::webhook_client::HostResolver>,
 ) -> TestApp {
     let mut config = test_config(&database);
     configure(&mut config);

@@ -78,6 +78,10 @@ impl EventStore for Probe {
         self.store.unanalysed_games(limit).await
     }
 
+    async fn unaudited_games(&self, limit: i64) -> Result<Vec<Uuid>, StoreError> {
+        self.store.unaudited_games(limit).await
+    }
+
     fn concurrent_batches(&self) -> usize {
         self.store.concurrent_batches()
     }
@@ -188,5 +192,9 @@ impl EventStore for Probe {
 
     async fn ping(&self) -> Result<(), StoreError> {
         self.store.ping().await
+    }
+
+    async fn close(&self) {
+        self.store.close().await
     }
 }

@@ -14,7 +14,7 @@ use actix_web::web::{Bytes, Data};
 use actix_web::{App, HttpRequest, HttpResponse, HttpServer};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
-use golf_server::service::webhook_client::HostResolver;
+use golf_server::service::accounts::webhook_client::HostResolver;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 

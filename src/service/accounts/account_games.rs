@@ -8,9 +8,9 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::engine::{self, BotKind, Rules, Seat, State, Status, Timestamp};
-use crate::service::notices::has_moves;
+use crate::service::games::notices::has_moves;
 use crate::service::paging::check_limit;
-use crate::service::{GameService, ServiceError};
+use crate::service::{Accounts, ServiceError};
 use crate::store::codec::projection_state;
 use crate::store::{AccountEventRecord, GamesCursor, ListedGame};
 
@@ -135,7 +135,7 @@ pub fn event_json(event: &AccountEventRecord) -> Value {
     Value::Object(fields)
 }
 
-impl GameService {
+impl Accounts {
     /// A page of the games of `token`'s account; `status` and `your_turn` filter them.
     pub async fn account_games(
         &self,

@@ -13,9 +13,9 @@
 use serde_json::Value;
 use tokio::time::Instant;
 
-use crate::service::account_games::{check_after, event_json};
-use crate::service::live::KEEP_ALIVE;
-use crate::service::{GameService, ServiceError};
+use crate::service::accounts::account_games::{check_after, event_json};
+use crate::service::games::live::KEEP_ALIVE;
+use crate::service::{Accounts, ServiceError};
 use crate::store::Subscription;
 use crate::store::accounts::wake_key;
 
@@ -35,7 +35,7 @@ pub enum AccountItem {
 
 /// One account's live stream of events.
 pub struct AccountStream {
-    service: GameService,
+    service: Accounts,
     username: String,
     /// The hash of the token it was opened with.
     token_hash: [u8; 32],
@@ -47,7 +47,7 @@ pub struct AccountStream {
     next_keep_alive: Instant,
 }
 
-impl GameService {
+impl Accounts {
     /// Opens the stream of the events of `token`'s account after id `after`.
     pub async fn account_stream(
         &self,

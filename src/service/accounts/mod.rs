@@ -1,20 +1,62 @@
 //! Accounts (v1.2): usernames and their rules, creating an account, telling whose account token
-//! a request presents, rotating it, and the account's and profile's replies.
+//! (or game token) a request presents, rotating it, and the account's and profile's replies;
+//! an account's games and events ([`account_games`], [`events`]), its live stream
+//! ([`account_stream`]) and its webhook ([`webhooks`], behind the address guard of
+//! [`webhook_client`]).
 //!
 //! An account token is a [`Token`] like a seat's: shown once, stored as its SHA-256, and looked up
 //! by that hash on every request (no instance keeps one), then compared in constant time.
+
+pub mod account_games;
+pub mod account_stream;
+pub mod events;
+pub mod webhook_client;
+pub mod webhooks;
+
+use std::sync::Arc;
 
 use serde::Serialize;
 use subtle::ConstantTimeEq;
 use utoipa::ToSchema;
 
-use crate::engine::PlayerName;
+use crate::engine::{PlayerName, Timestamp};
 use crate::ratings::Rating;
-use crate::service::account_games::{GameCounts, GameSummary};
-use crate::service::credentials::{Credential, Token, account_credential, authenticate};
-use crate::service::{Answer, GameService, IdempotencyKey, ServiceError};
+use crate::service::accounts::account_games::{GameCounts, GameSummary};
+use crate::service::games::credentials::{Credential, Token, account_credential, authenticate};
+use crate::service::{Answer, Clock, IdempotencyKey, ServiceError};
 use crate::store::codec::to_json;
-use crate::store::{AccountRecord, CreateIdempotency, GameRecord, NewAccount, StoreError};
+use crate::store::{
+    AccountRecord, CreateIdempotency, EventStore, GameRecord, NewAccount, StoreError,
+};
+use webhooks::Webhooks;
+
+/// The accounts, over the store.
+#[derive(Clone)]
+pub struct Accounts {
+    store: Arc<dyn EventStore>,
+    clock: Clock,
+    webhooks: Arc<Webhooks>,
+}
+
+impl Accounts {
+    /// The accounts of `store`, on `clock`, whose webhooks are registered as `webhooks` says.
+    pub fn new(store: Arc<dyn EventStore>, clock: Clock, webhooks: Arc<Webhooks>) -> Self {
+        Accounts {
+            store,
+            clock,
+            webhooks,
+        }
+    }
+
+    /// How this instance registers and delivers webhooks.
+    pub fn webhooks(&self) -> &Arc<Webhooks> {
+        &self.webhooks
+    }
+
+    fn now(&self) -> Timestamp {
+        self.clock.now()
+    }
+}
 
 /// Usernames that start so are the built-in bots' (`bot-random`, `bot-greedy`, ...).
 const RESERVED_PREFIX: &str = "bot-";
@@ -115,7 +157,7 @@ impl Account {
     }
 }
 
-impl GameService {
+impl Accounts {
     /// Creates an account with a fresh token. A retry with the same key (from the same client)
     /// gets the stored answer.
     pub async fn create_account(
@@ -195,7 +237,7 @@ impl GameService {
     }
 
     /// The account whose token is `token`, if any: read from the database on every call.
-    pub(super) async fn find_account(
+    pub(crate) async fn find_account(
         &self,
         token: &str,
     ) -> Result<Option<AccountRecord>, ServiceError> {
@@ -206,7 +248,7 @@ impl GameService {
 
     /// Who `token` belongs to in `record`'s game: a seat's or the host's token, or an account's
     /// (looked up only when it is neither); any other token is refused.
-    pub(super) async fn credential(
+    pub(crate) async fn credential(
         &self,
         record: &GameRecord,
         token: Option<&str>,

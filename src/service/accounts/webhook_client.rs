@@ -22,7 +22,7 @@ use reqwest::Url;
 use reqwest::dns::{Name, Resolve, Resolving};
 use sha2::Sha256;
 
-use crate::service::credentials::random_bytes;
+use crate::service::games::credentials::random_bytes;
 
 /// How long an attempt may take, its answer's body included.
 pub const DELIVERY_TIMEOUT: Duration = Duration::from_secs(5);

@@ -1,6 +1,6 @@
 //! An account's webhook as its holder manages it: registering one (the URL checked by the
 //! address guard, a fresh secret each time), reading it, removing it, and reading the log of
-//! delivery attempts. The deliveries themselves are [`super::webhook_worker`]'s.
+//! delivery attempts. The deliveries themselves are `crate::jobs::deliveries`'s.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -9,45 +9,22 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
 use utoipa::ToSchema;
 
+use crate::service::accounts::events::AccountEventType;
+use crate::service::accounts::webhook_client::{
+    SharedResolver, SystemResolver, WebhookClient, new_secret,
+};
 use crate::service::paging::check_limit;
-use crate::service::webhook_client::{SharedResolver, SystemResolver, WebhookClient, new_secret};
-use crate::service::{GameService, ServiceError};
+use crate::service::{Accounts, ServiceError};
 use crate::store::webhooks::AttemptRecord;
-
-/// The types of account events, as a webhook's filter names them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum AccountEventType {
-    GameStarted,
-    YourTurn,
-    GameEnded,
-    ChallengeReceived,
-    ChallengeAnswered,
-    SeekMatched,
-}
-
-impl AccountEventType {
-    /// The `type` of the events of this kind.
-    pub fn name(self) -> &'static str {
-        match self {
-            AccountEventType::GameStarted => "game_started",
-            AccountEventType::YourTurn => "your_turn",
-            AccountEventType::GameEnded => "game_ended",
-            AccountEventType::ChallengeReceived => "challenge_received",
-            AccountEventType::ChallengeAnswered => "challenge_answered",
-            AccountEventType::SeekMatched => "seek_matched",
-        }
-    }
-}
 
 /// How this instance delivers webhooks: the client behind the address guard, and the waits
 /// before each retry.
 pub struct Webhooks {
-    pub(super) client: WebhookClient,
-    pub(super) retry_delays: Vec<Duration>,
+    pub(crate) client: WebhookClient,
+    pub(crate) retry_delays: Vec<Duration>,
     /// Wakes the delivery worker when a webhook is registered here, so that it listens for the
     /// account's events at once.
-    pub(super) registered: Notify,
+    pub(crate) registered: Notify,
 }
 
 impl Webhooks {
@@ -159,7 +136,7 @@ fn filter_names(
     ))
 }
 
-impl GameService {
+impl Accounts {
     /// Registers (or replaces) the webhook of `token`'s account, with a fresh secret.
     pub async fn put_webhook(
         &self,

@@ -4,21 +4,20 @@
 //! game. Concurrency is settled by the database, never by this process's memory.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use uuid::Uuid;
 
-use crate::engine::{self, Command, Event, RuleError, Secrets, State, Status, Timestamp};
-use crate::service::cache::CachedGame;
-use crate::service::credentials::{Credential, random_bytes};
-use crate::service::notices::notices;
-use crate::service::{GameService, ServiceError};
+use tokio::sync::Semaphore;
+
+use crate::engine::{self, BotKind, Command, Event, RuleError, Secrets, State, Status, Timestamp};
+use crate::service::games::cache::CachedGame;
+use crate::service::games::credentials::Credential;
+use crate::service::games::notices::notices;
+use crate::service::retry::{self, MAX_ATTEMPTS};
+use crate::service::{Games, ServiceError};
 use crate::store::{
     Append, Entry, GameIdempotency, GameRecord, GameUpdate, NewSeat, Snapshot, StoreError,
 };
-
-/// How many times a write is attempted before a lost race is reported (409 `write_conflict`).
-const MAX_ATTEMPTS: usize = 12;
 
 /// What one attempt of a write decided.
 pub(super) enum Attempt<T> {
@@ -74,7 +73,7 @@ impl<T> Attempt<T> {
 /// snapshots after those that deal a hole, so that a replay never re-decides more than about a
 /// hole.
 #[derive(Default)]
-pub(super) struct Advanced {
+pub(crate) struct Advanced {
     events: Vec<Event>,
     snapshots: Vec<Snapshot>,
 }
@@ -118,20 +117,60 @@ impl Advanced {
     }
 }
 
-/// Decides `command` on `state` and plays every bot turn it hands over.
-pub(super) fn advance(
+/// Tables with an expert bot whose turns are computed at once, on the blocking pool: more wait.
+const EXPERT_TABLES_AT_ONCE: usize = 2;
+
+static EXPERT_TABLES: Semaphore = Semaphore::const_new(EXPERT_TABLES_AT_ONCE);
+
+/// Decides `command` on `state` and plays every bot turn it hands over (see
+/// [`off_the_workers`]).
+pub(crate) async fn advance(
     state: &mut State,
     record: &GameRecord,
     command: &Command,
     at: Timestamp,
 ) -> Result<Advanced, ServiceError> {
     let secrets = record.secrets()?;
-    let mut advanced = Advanced::default();
-    advanced.advance(state, &secrets, command, at)?;
-    Ok(advanced)
+    let command = command.clone();
+    off_the_workers(state, move |state| {
+        let mut advanced = Advanced::default();
+        advanced.advance(state, &secrets, &command, at)?;
+        Ok(advanced)
+    })
+    .await
 }
 
-impl GameService {
+/// Runs `compute` on `state`: at once where only quick bots sit at the table (a random or
+/// greedy decision takes microseconds), but where an expert sits (milliseconds a decision, and a
+/// whole game of them when every seat is a bot) on the blocking pool, a few tables at a time, so
+/// that no request worker waits for it and `/healthz` answers meanwhile.
+pub(crate) async fn off_the_workers<T: Send + 'static>(
+    state: &mut State,
+    compute: impl FnOnce(&mut State) -> Result<T, ServiceError> + Send + 'static,
+) -> Result<T, ServiceError> {
+    let expert = state
+        .players
+        .iter()
+        .any(|player| player.bot == Some(BotKind::Expert));
+    if !expert {
+        return compute(state);
+    }
+    let gone = |what: &str| ServiceError::Internal(format!("the expert's turns {what}"));
+    let _turn = EXPERT_TABLES
+        .acquire()
+        .await
+        .map_err(|_| gone("have no pool"))?;
+    let mut owned = std::mem::take(state);
+    let computed = tokio::task::spawn_blocking(move || {
+        let result = compute(&mut owned);
+        (owned, result)
+    });
+    let (owned, result) = computed.await.map_err(|_| gone("failed to run"))?;
+    *state = owned;
+    result
+}
+
+impl Games {
     /// Runs `attempt` on the game as it is now and appends what it decided with the version it
     /// read. When another writer got there first, the attempt runs again on the fresh state (the
     /// one a write of this instance left, if it is newer, else a load), where the stored answer
@@ -155,7 +194,7 @@ impl GameService {
                 Some(game) => game,
                 None => self.load_cached(id).await?,
             };
-            let decided = match self.credential(&game.record, token).await {
+            let decided = match self.accounts.credential(&game.record, token).await {
                 Ok(credential) => attempt(&game.record, game.state.clone(), credential).await,
                 Err(error) => Err(error),
             };
@@ -178,9 +217,7 @@ impl GameService {
                 }
                 Err(StoreError::Conflict) => {
                     self.metrics.conflicts.inc();
-                    // Spread the retries of racing writers so that they do not collide again.
-                    let jitter = u64::from(random_bytes::<1>()[0] % 8);
-                    tokio::time::sleep(Duration::from_millis(2 * round as u64 + jitter)).await;
+                    retry::pause(round).await;
                 }
                 Err(error) => return Err(error.into()),
             }
@@ -191,8 +228,7 @@ impl GameService {
     /// Appends `write` to `game` through the group commit, with what it tells the accounts bound
     /// to the game's seats; once it is stored, hands its entries to this instance's streams of
     /// the game, keeps the game as it left it, counts its events,
-    /// queues the audit of a game it finished, applies its end to the ratings if it is rated, and
-    /// answers.
+    /// wakes the jobs that audit, analyse and rate a game it finished, and answers.
     async fn commit<T>(&self, game: &CachedGame, mut write: Write<T>) -> Result<T, StoreError> {
         let mut record = game.record.clone();
         record.status.clone_from(&write.update.status);
@@ -230,11 +266,7 @@ impl GameService {
             .iter()
             .any(|event| matches!(event, Event::GameEnded { .. }))
         {
-            self.audits.finished(record.id);
-            self.analyses.queue(record.id);
-            if write.after.rated {
-                self.rate_ended_game(record.id).await;
-            }
+            self.ends.finished(write.after.rated);
         }
         self.remember(record, &entries, write.after);
         Ok(write.answer)

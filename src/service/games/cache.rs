@@ -2,7 +2,7 @@
 //! is never trusted; and how a use case gets a game, through it or from the store.
 //!
 //! A view uses a cached state only after the database said that the game is at exactly that
-//! version (see [`GameService::current`](super::GameService)); a write may start from one
+//! version (see [`Games::current`](super::Games)); a write may start from one
 //! unchecked, because the store appends only if the game is still at the version the state was
 //! decided on, and a state found stale is reloaded. So another instance's writes cost this one a
 //! reload or a retry, never a wrong answer. What is cached is the game as a whole: each viewer's
@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use uuid::Uuid;
 
 use crate::engine::State;
-use crate::service::{GameService, ServiceError};
+use crate::service::{Games, ServiceError};
 use crate::store::GameRecord;
 
 /// A game at one version: its row (without the projection, decoded into `state`) and its state.
@@ -124,9 +124,9 @@ impl Inner {
 
 /// How the use cases get a game: from this instance's cache when it is current, else from the
 /// store.
-impl GameService {
+impl Games {
     /// Loads a game or reports `not_found`.
-    pub(super) async fn load(&self, id: Uuid) -> Result<(GameRecord, State), ServiceError> {
+    pub(crate) async fn load(&self, id: Uuid) -> Result<(GameRecord, State), ServiceError> {
         let mut record = self
             .store
             .load_game(id)

@@ -13,7 +13,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
-use crate::service::{GameService, ServiceError};
+use crate::service::{Games, ServiceError};
 use crate::store::codec::to_json;
 use crate::store::{GameIdempotency, StoredResponse};
 
@@ -163,7 +163,7 @@ impl IdempotencyKey {
     }
 }
 
-impl GameService {
+impl Games {
     /// The answer stored for a retry with `key` in the scope of `seat` of game `id` (a seat, or
     /// [`crate::store::JOIN_SCOPE`]), if there is one; a key that answered another request is
     /// refused.

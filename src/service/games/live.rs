@@ -29,8 +29,9 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::engine::{Event, Status, Viewer};
-use crate::service::reads::{entry_for, redacted_entry};
-use crate::service::{GameService, ParsedLater, ServiceError};
+use crate::service::games::Views;
+use crate::service::games::reads::{entry_for, redacted_entry};
+use crate::service::{Games, ParsedLater, ServiceError};
 use crate::store::codec::entry_event;
 use crate::store::{Entry, StoreError, Subscription, Wake};
 
@@ -241,7 +242,7 @@ pub enum LiveItem {
 
 /// One viewer's live log of one game.
 pub struct LiveLog {
-    service: GameService,
+    service: Games,
     id: Uuid,
     viewer: Viewer,
     /// The seq of the last entry handed out.
@@ -258,7 +259,7 @@ pub struct LiveLog {
     next_keep_alive: Instant,
 }
 
-impl GameService {
+impl Views {
     /// Opens the live log of game `id` for the holder of `token`, after entry `after`.
     pub async fn live_log(
         &self,
@@ -267,9 +268,9 @@ impl GameService {
         after: ParsedLater<Option<i64>>,
     ) -> Result<LiveLog, ServiceError> {
         // Subscribed before the first read: a change during it wakes the first wait.
-        let subscription = self.store.changes().subscribe(id);
-        let (record, _) = self.load(id).await?;
-        let credential = self.credential(&record, token).await?;
+        let subscription = self.games.store.changes().subscribe(id);
+        let (record, _) = self.games.load(id).await?;
+        let credential = self.games.accounts.credential(&record, token).await?;
         let after = after.open()?.unwrap_or(0);
         if after < 0 {
             return Err(ServiceError::OutOfRange(
@@ -277,7 +278,7 @@ impl GameService {
             ));
         }
         Ok(LiveLog {
-            service: self.clone(),
+            service: self.games.clone(),
             id,
             viewer: credential.viewer(),
             last: after,
@@ -285,7 +286,7 @@ impl GameService {
             dirty: false,
             woken: true,
             subscription,
-            shared: self.shared_reads.of(id),
+            shared: self.games.shared_reads.of(id),
             next_keep_alive: Instant::now() + KEEP_ALIVE,
         })
     }

@@ -7,14 +7,13 @@
 //! did not have just before (each initial reveal, each time the turn comes back), so moves of
 //! bots or other seats that do not change that give none, and a turn is announced once.
 
-use serde_json::json;
-
 use crate::engine::{self, Event, Seat, State, Timestamp};
+use crate::service::accounts::events::AccountEvent;
 use crate::store::{AccountGame, NewAccountEvent};
 
 /// The rows of the accounts bound to `seats` (`(seat, username)`), after `events`, written at
 /// `at`, brought the game from `before` to `after`.
-pub(super) fn notices(
+pub(crate) fn notices(
     seats: &[(i32, String)],
     before: &State,
     events: &[Event],
@@ -59,31 +58,25 @@ fn events_of(
         engine::apply(&mut state, event, at);
         for ((seat, account), had) in seats.iter().zip(had_moves.iter_mut()) {
             let seat = *seat as Seat;
-            let mut notice = |kind, data| {
-                notices.push(NewAccountEvent {
-                    account: account.clone(),
-                    kind,
-                    at,
-                    data,
-                })
-            };
+            let mut notice = |event: AccountEvent| notices.push(event.for_account(account, at));
             match event {
-                Event::HoleDealt { hole: 1, .. } => notice("game_started", json!({"seat": seat})),
+                Event::HoleDealt { hole: 1, .. } => notice(AccountEvent::GameStarted { seat }),
                 Event::GameEnded {
                     totals, winners, ..
-                } => notice(
-                    "game_ended",
-                    json!({"seat": seat, "totals": totals, "winners": winners}),
-                ),
+                } => notice(AccountEvent::GameEnded {
+                    seat,
+                    totals: totals.clone(),
+                    winners: winners.clone(),
+                }),
                 _ => {}
             }
             let has = has_moves(&state, seat);
             if has && !*had {
-                let deadline = engine::turn_deadline(&state).map(|at| at.to_string());
-                notice(
-                    "your_turn",
-                    json!({"seat": seat, "turn_deadline": deadline}),
-                );
+                let turn_deadline = engine::turn_deadline(&state).map(|at| at.to_string());
+                notice(AccountEvent::YourTurn {
+                    seat,
+                    turn_deadline,
+                });
             }
             *had = has;
         }
@@ -92,7 +85,7 @@ fn events_of(
 }
 
 /// Whether a person plays `seat` and may move now.
-pub(super) fn has_moves(state: &State, seat: Seat) -> bool {
+pub(crate) fn has_moves(state: &State, seat: Seat) -> bool {
     let person = state
         .players
         .get(usize::from(seat))

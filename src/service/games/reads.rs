@@ -6,9 +6,10 @@ use uuid::Uuid;
 
 use crate::audit::ndjson;
 use crate::engine::{self, Event, State, Status, View, Viewer};
-use crate::service::credentials::Credential;
+use crate::service::games::Views;
+use crate::service::games::credentials::Credential;
 use crate::service::paging::{check_limit, decode_cursor, encode_cursor};
-use crate::service::{EventsPage, GameService, LobbyPage, ParsedLater, ServiceError};
+use crate::service::{EventsPage, LobbyPage, ParsedLater, ServiceError};
 use crate::store::codec::{self, entry_event};
 use crate::store::{self, Entry, GameRecord, LobbyCursor, StoreError};
 
@@ -20,19 +21,19 @@ pub struct Exported {
     pub ndjson: Option<String>,
 }
 
-impl GameService {
+impl Views {
     /// The public (spectator) view of a game. A token, if given, must still be one of this game's:
     /// a bad credential is refused, never ignored.
     pub async fn public_view(&self, id: Uuid, token: Option<&str>) -> Result<View, ServiceError> {
-        let game = self.current(id).await?;
-        self.credential(&game.record, token).await?;
+        let game = self.games.current(id).await?;
+        self.games.accounts.credential(&game.record, token).await?;
         Ok(engine::view(&game.state, Viewer::Spectator))
     }
 
     /// The caller's own view: requires a seat token.
     pub async fn own_view(&self, id: Uuid, token: Option<&str>) -> Result<View, ServiceError> {
-        let game = self.current(id).await?;
-        match self.credential(&game.record, token).await? {
+        let game = self.games.current(id).await?;
+        match self.games.accounts.credential(&game.record, token).await? {
             Credential::Seat(seat) => Ok(engine::view(&game.state, Viewer::Seat(seat))),
             _ => Err(ServiceError::Unauthorized(
                 "This endpoint needs a seat token: Authorization: Bearer <token>.",
@@ -56,7 +57,7 @@ impl GameService {
         }
         let limit = check_limit(limit, 20, 100)?;
         let cursor = cursor.map(decode_cursor).transpose()?;
-        let mut games = self.store.list_waiting(limit + 1, cursor).await?;
+        let mut games = self.games.store.list_waiting(limit + 1, cursor).await?;
         let more = games.len() as i64 > limit;
         games.truncate(limit as usize);
         let next_cursor = if more {
@@ -87,8 +88,8 @@ impl GameService {
         token: Option<&str>,
         query: ParsedLater<(Option<i64>, Option<i64>)>,
     ) -> Result<EventsPage, ServiceError> {
-        let (record, state) = self.load(id).await?;
-        let credential = self.credential(&record, token).await?;
+        let (record, state) = self.games.load(id).await?;
+        let credential = self.games.accounts.credential(&record, token).await?;
         let (after, limit) = query.open()?;
         let limit = check_limit(limit, 100, 1000)?;
         let after = after.unwrap_or(0);
@@ -97,7 +98,7 @@ impl GameService {
                 "after must be 0 or more.".to_owned(),
             ));
         }
-        let entries = self.store.load_events(id, after, limit).await?;
+        let entries = self.games.store.load_events(id, after, limit).await?;
         let finished = state.status == Status::Finished;
         let next_after = (entries.len() as i64 == limit && after + limit < record.version)
             .then(|| entries.last().map(|entry| entry.seq))
@@ -119,8 +120,8 @@ impl GameService {
         token: Option<&str>,
         client_has: impl FnOnce(u64) -> bool,
     ) -> Result<Exported, ServiceError> {
-        let (record, state) = self.load(id).await?;
-        self.credential(&record, token).await?;
+        let (record, state) = self.games.load(id).await?;
+        self.games.accounts.credential(&record, token).await?;
         if state.status != Status::Finished {
             return Err(ServiceError::NotFinished);
         }
@@ -131,7 +132,7 @@ impl GameService {
                 ndjson: None,
             });
         }
-        let entries = store::load_log(self.store.as_ref(), id, record.version).await?;
+        let entries = store::load_log(self.games.store.as_ref(), id, record.version).await?;
         Ok(Exported {
             version,
             ndjson: Some(entries.iter().map(ndjson::line).collect()),
@@ -145,8 +146,8 @@ impl GameService {
         seq: i64,
         token: Option<&str>,
     ) -> Result<View, ServiceError> {
-        let (record, current) = self.load(id).await?;
-        let credential = self.credential(&record, token).await?;
+        let (record, current) = self.games.load(id).await?;
+        let credential = self.games.accounts.credential(&record, token).await?;
         if seq < 1 || seq > record.version {
             return Err(ServiceError::NotFound(
                 "This game has no entry with that seq.",
@@ -164,9 +165,10 @@ impl GameService {
     /// engine, every command re-decided with the game's secrets, from the latest snapshot at or
     /// before `seq` (taken at each deal), else from the first entry.
     async fn state_at(&self, record: &GameRecord, seq: i64) -> Result<State, ServiceError> {
-        let snapshot = self.store.load_snapshot(record.id, seq).await?;
+        let snapshot = self.games.store.load_snapshot(record.id, seq).await?;
         let after = snapshot.as_ref().map_or(0, |snapshot| snapshot.seq);
-        let entries = store::load_log_between(self.store.as_ref(), record.id, after, seq).await?;
+        let entries =
+            store::load_log_between(self.games.store.as_ref(), record.id, after, seq).await?;
         Ok(codec::state_after(record, snapshot, &entries)?)
     }
 }

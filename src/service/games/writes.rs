@@ -5,38 +5,14 @@
 use uuid::Uuid;
 
 use crate::engine::{
-    self, BotKind, Card, ClientSeed, Command, MoveRequest, PlayerName, RuleError, RulesInput,
-    Secrets, State, View, Viewer,
+    self, BotKind, ClientSeed, Command, MoveRequest, PlayerName, State, View, Viewer,
 };
-use crate::service::attempts::{Attempt, advance};
-use crate::service::credentials::{Credential, Token, account_credential, random_bytes};
+use crate::service::games::attempts::{Attempt, advance};
+use crate::service::games::credentials::{Credential, Token, account_credential};
 use crate::service::{
-    Answer, CreatedGame, GameService, IdempotencyKey, Joined, ParsedLater, ServiceError,
-    VersionPrecondition,
+    Answer, Games, IdempotencyKey, Joined, ParsedLater, ServiceError, VersionPrecondition,
 };
-use crate::store::codec::{self, to_json};
-use crate::store::{
-    AccountRecord, CreateIdempotency, GameRecord, JOIN_SCOPE, NewEvent, NewGame, NewSeat,
-    StoreError,
-};
-
-/// A new game as the client asks for it, before validation.
-#[derive(Debug, Clone)]
-pub struct NewGameRequest {
-    /// 2 to 4.
-    pub seats: i64,
-    /// 1 to 18.
-    pub holes: i64,
-    /// The options; missing ones take their defaults.
-    pub rules: RulesInput,
-    /// Kept out of the lobby.
-    pub private: bool,
-    /// Explicit deal orders for holes 1, 2, ...
-    pub decks: Option<Vec<Vec<String>>>,
-    /// Whether its end updates its seats' ratings: then only accounts and the built-in bots
-    /// take its seats, and it cannot be stacked.
-    pub rated: bool,
-}
+use crate::store::{AccountRecord, GameRecord, JOIN_SCOPE, NewSeat};
 
 /// A seat as the client asks for it, before validation.
 #[derive(Debug, Clone)]
@@ -62,92 +38,7 @@ pub struct MoveCommand {
     pub idempotency: Option<IdempotencyKey>,
 }
 
-impl GameService {
-    /// Creates a game: a fresh server seed and its commitment, a host token, `game_created`.
-    /// Created with an account `token`, the account is its host.
-    pub async fn create(
-        &self,
-        token: Option<&str>,
-        request: NewGameRequest,
-        idempotency: Option<IdempotencyKey>,
-    ) -> Result<Answer<CreatedGame>, ServiceError> {
-        let host = match token {
-            Some(_) => Some(self.account_of(token).await?.username),
-            None => None,
-        };
-        if let Some(key) = &idempotency
-            && let Some(stored) = self.store.find_create_response(&key.storage_key()).await?
-        {
-            return Ok(Answer::Replayed(key.replay(stored)?));
-        }
-        let (mut game, created, events) = self.new_game(&request)?;
-        game.host_account = host;
-        let stored_answer = idempotency.as_ref().map(|key| CreateIdempotency {
-            key: key.storage_key(),
-            fingerprint: key.fingerprint().to_owned(),
-            response_status: 201,
-            response_body: key.mask_tokens(&to_json(&created)),
-        });
-        match self.store.create_game(game, events, stored_answer).await {
-            Ok(_) => {
-                self.metrics.games_created.inc();
-                Ok(Answer::Fresh(created))
-            }
-            // A concurrent retry with the same key created the game first: answer as it did.
-            Err(StoreError::Conflict) => match &idempotency {
-                Some(key) => match self.store.find_create_response(&key.storage_key()).await? {
-                    Some(stored) => Ok(Answer::Replayed(key.replay(stored)?)),
-                    None => Err(StoreError::Conflict.into()),
-                },
-                None => Err(StoreError::Conflict.into()),
-            },
-            Err(error) => Err(error.into()),
-        }
-    }
-
-    /// The game that `request` asks for, decided by the rules with a fresh server seed and host
-    /// token: its row, the answer to its creator, and its first entries.
-    fn new_game(
-        &self,
-        request: &NewGameRequest,
-    ) -> Result<(NewGame, CreatedGame, Vec<NewEvent>), ServiceError> {
-        let (seats, holes) = engine::check_game_size(request.seats, request.holes)?;
-        let rules = request
-            .rules
-            .resolve_with(seats, self.default_turn_timeout_s)?;
-        let decks = parse_decks(request.decks.as_deref().unwrap_or_default(), holes, &rules)?;
-        let secrets = Secrets {
-            server_seed: random_bytes(),
-            decks,
-        };
-        let command = Command::Create {
-            game_id: Uuid::new_v4(),
-            seats,
-            holes,
-            rules,
-            commitment: engine::shuffle::commitment(&secrets.server_seed),
-            stacked: !secrets.decks.is_empty(),
-            rated: request.rated,
-        };
-        let at = self.now();
-        let mut state = State::default();
-        let events = engine::execute(&mut state, &command, &secrets, at)?;
-        let host_token = Token::generate();
-        let game = NewGame::created(
-            &state,
-            at,
-            secrets.server_seed,
-            host_token.hash(),
-            request.private,
-            request.decks.as_ref(),
-        )?;
-        let created = CreatedGame {
-            view: engine::view(&state, Viewer::Spectator),
-            host_token: host_token.0,
-        };
-        Ok((game, created, codec::new_events(&events, at)))
-    }
-
+impl Games {
     /// Takes a seat. The last seat deals hole 1; bots then reveal at once. A retried request
     /// with the same idempotency key (from the same client) gets the stored answer. A person's
     /// seat taken with an account token is bound to the account, which holds at most one seat
@@ -159,7 +50,7 @@ impl GameService {
         request: ParsedLater<JoinRequest>,
     ) -> Result<Answer<Joined>, ServiceError> {
         let account = match token {
-            Some(token) => self.find_account(token).await?,
+            Some(token) => self.accounts.find_account(token).await?,
             None => None,
         };
         self.write(id, token, async |record, mut state, credential| {
@@ -181,7 +72,7 @@ impl GameService {
             }
             let (new_seat, command, answer) = seat_for(&state, &request, account)?;
             let at = self.now();
-            let advanced = advance(&mut state, record, &command, at)?;
+            let advanced = advance(&mut state, record, &command, at).await?;
             let stored = key.map(|key| key.record(JOIN_SCOPE, 201, &answer));
             Ok(Attempt::write(state, advanced, at, Answer::Fresh(answer))
                 .seating(new_seat)
@@ -218,7 +109,7 @@ impl GameService {
             }
             let mv = engine::parse_move(&state, seat, &request)?;
             let at = self.now();
-            let advanced = advance(&mut state, record, &Command::Play { seat, mv }, at)?;
+            let advanced = advance(&mut state, record, &Command::Play { seat, mv }, at).await?;
             let view = engine::view(&state, Viewer::Seat(seat));
             let stored = key.map(|key| key.record(i32::from(seat), 200, &view));
             Ok(Attempt::write(state, advanced, at, Answer::Fresh(view)).storing(stored))
@@ -229,9 +120,9 @@ impl GameService {
     /// The host cancels a game that is still waiting for players.
     pub async fn cancel(&self, id: Uuid, token: Option<&str>) -> Result<(), ServiceError> {
         let (record, _) = self.load(id).await?;
-        let credential = self.credential(&record, token).await?;
+        let credential = self.accounts.credential(&record, token).await?;
         let account = match (credential, token) {
-            (Credential::Seat(_), Some(token)) => self.find_account(token).await?,
+            (Credential::Seat(_), Some(token)) => self.accounts.find_account(token).await?,
             _ => None,
         };
         if !is_host(&record, credential, account.as_ref()) {
@@ -297,42 +188,4 @@ fn seat_for(
         token: token.map(|t| t.0),
     };
     Ok((new_seat, command, answer))
-}
-
-/// The explicit decks of a stacked game, at most one per hole, each of the game's deck size (52
-/// cards, 54 with jokers).
-fn parse_decks(
-    decks: &[Vec<String>],
-    holes: u8,
-    rules: &engine::Rules,
-) -> Result<Vec<Vec<Card>>, RuleError> {
-    if decks.len() > usize::from(holes) {
-        return Err(RuleError::InvalidGameOptions(format!(
-            "decks has {} decks for {holes} holes",
-            decks.len()
-        )));
-    }
-    decks
-        .iter()
-        .enumerate()
-        .map(|(index, deck)| {
-            let parsed = engine::parse_deck(deck).and_then(|parsed| {
-                if parsed.len() == rules.deck_size() {
-                    Ok(parsed)
-                } else {
-                    Err(RuleError::InvalidDeck(format!(
-                        "this game's deck has {} cards, not {}",
-                        rules.deck_size(),
-                        parsed.len()
-                    )))
-                }
-            });
-            parsed.map_err(|error| match error {
-                RuleError::InvalidDeck(why) => {
-                    RuleError::InvalidDeck(format!("decks[{index}]: {why}"))
-                }
-                other => other,
-            })
-        })
-        .collect()
 }

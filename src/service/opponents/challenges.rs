@@ -7,28 +7,34 @@
 //! (`ChallengeStore`), so two last acceptances at once create one game: the loser reads the
 //! challenge again and finds it accepted.
 
+use std::time::Duration;
+
 use serde::Serialize;
 use serde_json::json;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::engine::{
-    self, BotKind, ClientSeed, Command, PlayerName, Rules, RulesInput, Secrets, State, Timestamp,
-};
+use crate::engine::{self, BotKind, PlayerName, Rules, RulesInput, Timestamp};
 use crate::service::accounts::Username;
-use crate::service::attempts::Advanced;
-use crate::service::credentials::{Token, random_bytes};
-use crate::service::notices::notices;
-use crate::service::{GameService, ServiceError};
-use crate::store::challenges::challenge_notice;
-use crate::store::codec;
-use crate::store::{
-    AccountRecord, ChallengeAnswer, ChallengeRecord, GameUpdate, NewGame, NewSeat, SeatedGame,
-    StoreError,
-};
+use crate::service::accounts::events::AccountEvent;
+use crate::service::retry;
+use crate::service::{Games, ServiceError};
+use crate::store::{AccountRecord, ChallengeAnswer, ChallengeRecord, SeatedGame};
 
-/// Writes of one request tried before a lost race is reported (409 `write_conflict`).
-const MAX_ATTEMPTS: usize = 8;
+/// The challenges and rematches.
+#[derive(Clone)]
+pub struct Challenges {
+    games: Games,
+    /// How long a challenge stays open for its answers.
+    expiry: Duration,
+}
+
+impl Challenges {
+    /// Challenges whose games `games` starts, open for `expiry`.
+    pub fn new(games: Games, expiry: Duration) -> Self {
+        Challenges { games, expiry }
+    }
+}
 
 /// Open challenges one account lists at most.
 const LISTED: i64 = 100;
@@ -80,7 +86,7 @@ pub struct ChallengeList {
     pub challenges: Vec<Challenge>,
 }
 
-impl GameService {
+impl Challenges {
     /// Creates a challenge from the account of `token` to 1 to 3 other accounts; each of them
     /// gets `challenge_received`.
     pub async fn create_challenge(
@@ -88,13 +94,13 @@ impl GameService {
         token: Option<&str>,
         request: NewChallengeRequest,
     ) -> Result<Challenge, ServiceError> {
-        let author = self.account_of(token).await?;
+        let author = self.games.accounts().account_of(token).await?;
         let invitees = self.invitees(&author.username, &request.to).await?;
         let seats = 1 + invitees.len() as i64;
         let (seats, holes) = engine::check_game_size(seats, request.holes)?;
         let rules = request
             .rules
-            .resolve_with(seats, self.default_turn_timeout_s)?;
+            .resolve_with(seats, self.games.default_turn_timeout_s())?;
         let record = self.new_challenge(&author, invitees, (holes, rules, request.rated), vec![]);
         self.store_challenge(record, None).await
     }
@@ -103,8 +109,8 @@ impl GameService {
     /// seats) to its other accounts, with the same holes, rules, rated and bots. Without other
     /// accounts, the new game starts at once.
     pub async fn rematch(&self, id: Uuid, token: Option<&str>) -> Result<Challenge, ServiceError> {
-        let author = self.account_of(token).await?;
-        let (record, state) = self.load(id).await?;
+        let author = self.games.accounts().account_of(token).await?;
+        let (record, state) = self.games.load(id).await?;
         if !record
             .accounts
             .seats
@@ -148,7 +154,7 @@ impl GameService {
         id: Uuid,
         token: Option<&str>,
     ) -> Result<Challenge, ServiceError> {
-        let account = self.account_of(token).await?;
+        let account = self.games.accounts().account_of(token).await?;
         let record = self.party_to(id, &account.username).await?;
         Ok(self.shown(record))
     }
@@ -158,9 +164,10 @@ impl GameService {
         &self,
         token: Option<&str>,
     ) -> Result<ChallengeList, ServiceError> {
-        let account = self.account_of(token).await?;
+        let account = self.games.accounts().account_of(token).await?;
         let records = self
-            .store
+            .games
+            .store()
             .challenges()
             .open_challenges(&account.username, LISTED)
             .await?;
@@ -179,33 +186,34 @@ impl GameService {
         token: Option<&str>,
         accept: bool,
     ) -> Result<Challenge, ServiceError> {
-        let account = self.account_of(token).await?;
-        for _ in 0..MAX_ATTEMPTS {
+        let account = self.games.accounts().account_of(token).await?;
+        let answered = retry::on_conflict(async || {
             let record = self.party_to(id, &account.username).await?;
             let Some(answer) = self
                 .decide_answer(&record, &account.username, accept)
                 .await?
             else {
-                return Ok(self.shown(record));
+                return Ok(Some(self.shown(record)));
             };
-            let notice = challenge_notice(
-                &record.author,
-                "challenge_answered",
-                self.now(),
-                json!({"challenge_id": id, "username": account.username, "answer": answer.answer}),
-            );
-            match self
-                .store
-                .challenges()
-                .answer_challenge(answer, vec![notice])
-                .await
-            {
-                Ok(()) => return self.challenge(id, token).await,
-                Err(StoreError::Conflict) => continue,
-                Err(error) => return Err(error.into()),
+            let answered = AccountEvent::ChallengeAnswered {
+                challenge_id: id,
+                username: account.username.clone(),
+                answer: answer.answer,
+            };
+            let notice = answered.for_account(&record.author, self.games.now());
+            let started = answer.game.is_some();
+            let challenges = self.games.store().challenges();
+            challenges.answer_challenge(answer, vec![notice]).await?;
+            if started {
+                self.games.count_created();
             }
+            Ok(None)
+        })
+        .await?;
+        match answered {
+            Some(unchanged) => Ok(unchanged),
+            None => self.challenge(id, token).await,
         }
-        Err(StoreError::Conflict.into())
     }
 
     /// Its author cancels challenge `id` while it is open.
@@ -214,8 +222,8 @@ impl GameService {
         id: Uuid,
         token: Option<&str>,
     ) -> Result<(), ServiceError> {
-        let account = self.account_of(token).await?;
-        for _ in 0..MAX_ATTEMPTS {
+        let account = self.games.accounts().account_of(token).await?;
+        retry::on_conflict(async || {
             let record = self.party_to(id, &account.username).await?;
             if record.author != account.username {
                 return Err(ServiceError::Unauthorized(
@@ -223,31 +231,28 @@ impl GameService {
                 ));
             }
             self.check_open(&record)?;
-            let challenges = self.store.challenges();
-            match challenges
+            let challenges = self.games.store().challenges();
+            challenges
                 .close_challenge(id, record.version, "cancelled")
-                .await
-            {
-                Ok(()) => return Ok(()),
-                Err(StoreError::Conflict) => continue,
-                Err(error) => return Err(error.into()),
-            }
-        }
-        Err(StoreError::Conflict.into())
+                .await?;
+            Ok(())
+        })
+        .await
     }
 
     /// Marks expired the open challenges past their expiry (the sweep); answers how many.
     pub async fn expire_challenges(&self) -> Result<u64, ServiceError> {
         const BATCH: i64 = 100;
         Ok(self
-            .store
+            .games
+            .store()
             .challenges()
-            .expire_challenges(self.now(), BATCH)
+            .expire_challenges(self.games.now(), BATCH)
             .await?)
     }
 }
 
-impl GameService {
+impl Challenges {
     /// The accounts `to` names, lowercase and checked: 1 to 3 distinct existing accounts, none
     /// of them `author` or a built-in bot.
     async fn invitees(&self, author: &str, to: &[String]) -> Result<Vec<String>, ServiceError> {
@@ -261,7 +266,7 @@ impl GameService {
             if name == author || name.starts_with("bot-") || invitees.contains(&name) {
                 return invalid("to names accounts other than yours, each once, and no bot.");
             }
-            let accounts = self.store.accounts();
+            let accounts = self.games.store().accounts();
             if accounts.account_by_name(&name).await?.is_none() {
                 return Err(ServiceError::UnknownAccount(name));
             }
@@ -279,8 +284,8 @@ impl GameService {
         (holes, rules, rated): (impl Into<i32>, Rules, bool),
         bots: Vec<String>,
     ) -> ChallengeRecord {
-        let now = self.now();
-        let expiry = i64::try_from(self.challenge_expiry.as_micros()).unwrap_or(i64::MAX);
+        let now = self.games.now();
+        let expiry = i64::try_from(self.expiry.as_micros()).unwrap_or(i64::MAX);
         ChallengeRecord {
             id: Uuid::new_v4(),
             author: author.username.clone(),
@@ -304,26 +309,33 @@ impl GameService {
         record: ChallengeRecord,
         game: Option<SeatedGame>,
     ) -> Result<Challenge, ServiceError> {
-        let now = self.now();
+        let now = self.games.now();
         let notices = record
             .invitees
             .iter()
             .map(|(name, _)| {
-                let data = json!({"challenge_id": record.id, "from": record.author});
-                challenge_notice(name, "challenge_received", now, data)
+                let received = AccountEvent::ChallengeReceived {
+                    challenge_id: record.id,
+                    from: record.author.clone(),
+                };
+                received.for_account(name, now)
             })
             .collect();
-        let challenges = self.store.challenges();
+        let challenges = self.games.store().challenges();
+        let started = game.is_some();
         challenges
             .create_challenge(record.clone(), notices, game)
             .await?;
+        if started {
+            self.games.count_created();
+        }
         Ok(self.shown(record))
     }
 
     /// Challenge `id`, if `account` is its author or one it challenged (else 404, as for a
     /// challenge that does not exist).
     async fn party_to(&self, id: Uuid, account: &str) -> Result<ChallengeRecord, ServiceError> {
-        let record = self.store.challenges().load_challenge(id).await?;
+        let record = self.games.store().challenges().load_challenge(id).await?;
         record
             .filter(|record| {
                 record.author == account || record.invitees.iter().any(|(name, _)| name == account)
@@ -388,7 +400,7 @@ impl GameService {
     /// The status `record` shows now: an open one past its expiry is expired, whether or not a
     /// sweep has marked it yet.
     fn shown_status(&self, record: &ChallengeRecord) -> String {
-        if record.status == "open" && record.expires_at <= self.now().to_string() {
+        if record.status == "open" && record.expires_at <= self.games.now().to_string() {
             "expired".to_owned()
         } else {
             record.status.clone()
@@ -416,7 +428,7 @@ impl GameService {
     }
 }
 
-impl GameService {
+impl Challenges {
     /// The game `record` starts: created by its author (its host) with every seat taken, the
     /// author's, the challenged accounts' in order, then the bots', hole 1 dealt and the bots'
     /// reveals made; private, since its players are known.
@@ -425,7 +437,7 @@ impl GameService {
         accounts.extend(record.invitees.iter().map(|(name, _)| name.clone()));
         let mut seats = Vec::new();
         for name in &accounts {
-            let found = self.store.accounts().account_by_name(name).await?;
+            let found = self.games.store().accounts().account_by_name(name).await?;
             let account = found.ok_or_else(|| ServiceError::UnknownAccount(name.clone()))?;
             let name = PlayerName::choose(&account.display_name)?;
             seats.push((name, None, Some(account.username)));
@@ -436,91 +448,6 @@ impl GameService {
             seats.push((PlayerName::choose("Bot")?, Some(kind), None));
         }
         let shape = (record.holes, record.rules, record.rated);
-        self.start_game(&record.author, shape, seats)
+        self.games.start_game(&record.author, shape, seats)
     }
-
-    /// Creates a private game of `(holes, rules, rated)` hosted by account `host` and seats
-    /// `seats` (name, bot, account) in order.
-    pub(super) fn start_game(
-        &self,
-        host: &str,
-        (holes, rules, rated): (i32, Rules, bool),
-        seats: Vec<(PlayerName, Option<BotKind>, Option<String>)>,
-    ) -> Result<SeatedGame, ServiceError> {
-        let secrets = Secrets {
-            server_seed: random_bytes(),
-            decks: Vec::new(),
-        };
-        let at = self.now();
-        let (seat_count, holes) = engine::check_game_size(seats.len() as i64, holes.into())?;
-        let create = Command::Create {
-            game_id: Uuid::new_v4(),
-            seats: seat_count,
-            holes,
-            rules: RulesInput::from(rules).resolve_with(seat_count, None)?,
-            commitment: engine::shuffle::commitment(&secrets.server_seed),
-            stacked: false,
-            rated,
-        };
-        let mut state = State::default();
-        let mut events = engine::execute(&mut state, &create, &secrets, at)?;
-        let (advanced, new_seats, bound) = seat_all(&mut state, &secrets, seats, at)?;
-        let (joined, snapshots) = advanced.into_parts();
-        events.extend(joined);
-        let host_token = Token::generate();
-        let mut game = NewGame::created(
-            &state,
-            at,
-            secrets.server_seed,
-            host_token.hash(),
-            true,
-            None,
-        )?;
-        game.host_account = Some(host.to_owned());
-        let mut update = GameUpdate::after(&state, snapshots);
-        update.new_seats = new_seats;
-        (update.account_games, update.account_events) =
-            notices(&bound, &State::default(), &events, at, &state);
-        Ok(SeatedGame {
-            game,
-            events: codec::new_events(&events, at),
-            update,
-        })
-    }
-}
-
-/// The joins' writes of a new game's seats, their rows, and the seats bound to accounts.
-type Seating = (Advanced, Vec<NewSeat>, Vec<(i32, String)>);
-
-/// Seats `seats` (name, bot, account) in order in the game `state` was just created as.
-fn seat_all(
-    state: &mut State,
-    secrets: &Secrets,
-    seats: Vec<(PlayerName, Option<BotKind>, Option<String>)>,
-    at: Timestamp,
-) -> Result<Seating, ServiceError> {
-    let mut advanced = Advanced::default();
-    let mut new_seats = Vec::with_capacity(seats.len());
-    let mut bound = Vec::new();
-    for (seat, (name, bot, account)) in seats.into_iter().enumerate() {
-        new_seats.push(NewSeat {
-            seat: seat as i32,
-            name: name.as_str().to_owned(),
-            bot: bot.map(|bot| bot.name().to_owned()),
-            client_seed: String::new(),
-            token_hash: bot.is_none().then(|| Token::generate().hash()),
-            account: account.clone(),
-        });
-        if let Some(account) = &account {
-            bound.push((seat as i32, account.clone()));
-        }
-        let join = Command::Join {
-            name,
-            bot,
-            client_seed: ClientSeed::default(),
-            account,
-        };
-        advanced.advance(state, secrets, &join, at)?;
-    }
-    Ok((advanced, new_seats, bound))
 }

@@ -1,20 +1,35 @@
 //! Ratings as the API reads them (an account's history, the leaderboard), and the application of
-//! rated games' ends: right after the write that ends one, and by every sweep for those a crash
-//! or a failure left behind.
+//! rated games' ends, which the ratings job runs (woken by the write that ends one, and on a
+//! timer for those a crash or a failure left behind), never the request that ends the game.
+
+use std::sync::Arc;
 
 use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::ratings::Rating;
+use crate::service::ServiceError;
 use crate::service::accounts::Username;
 use crate::service::paging::check_limit;
-use crate::service::{GameService, ServiceError};
-use crate::store::{LeaderboardCursor, Ranked, RatingChange};
+use crate::store::{EventStore, LeaderboardCursor, Ranked, RatingChange};
 
-/// Rated games' ends one call of [`GameService::apply_due_ratings`] applies at most: the next
-/// sweep takes the rest.
-const APPLY_BATCH: usize = 100;
+/// The ratings as the API reads them, and the application of rated games' ends.
+#[derive(Clone)]
+pub struct Ratings {
+    store: Arc<dyn EventStore>,
+}
+
+impl Ratings {
+    /// The ratings of `store`.
+    pub fn new(store: Arc<dyn EventStore>) -> Self {
+        Ratings { store }
+    }
+}
+
+/// Rated games' ends one call of [`Ratings::apply_due_ratings`] applies at most: the next
+/// pass takes the rest.
+const APPLY_BATCH: u64 = 100;
 
 /// One update of an account's rating.
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -53,10 +68,10 @@ pub struct Leaderboard {
     pub next_cursor: Option<String>,
 }
 
-impl GameService {
+impl Ratings {
     /// Applies the ends of the rated games due, oldest first, up to [`APPLY_BATCH`]; answers
     /// how many. Another instance may be applying the same ones: each is applied once.
-    pub async fn apply_due_ratings(&self) -> Result<usize, ServiceError> {
+    pub async fn apply_due_ratings(&self) -> Result<u64, ServiceError> {
         let mut applied = 0;
         while applied < APPLY_BATCH {
             match self.store.ratings().apply_due_rating().await? {
@@ -65,14 +80,6 @@ impl GameService {
             }
         }
         Ok(applied)
-    }
-
-    /// After a write that ended a rated game: its update now, so that the players see their new
-    /// ratings with the end. A failure is left to the sweep, which finds the game still due.
-    pub(super) async fn rate_ended_game(&self, id: Uuid) {
-        if let Err(error) = self.apply_due_ratings().await {
-            tracing::warn!(game = %id, %error, "could not apply a rated game's end: the sweep will");
-        }
     }
 
     /// The last `limit` (1 to 1000, default 100) rating updates of `username`, oldest first.

@@ -8,18 +8,33 @@
 //!
 //! [`SeekStore::place_seek`]: crate::store::SeekStore::place_seek
 
+use std::time::Duration;
+
 use serde::Serialize;
-use serde_json::json;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::engine::{self, BotKind, PlayerName, Rules, RulesInput, Timestamp};
-use crate::service::{GameService, ServiceError};
+use crate::service::accounts::events::AccountEvent;
+use crate::service::retry;
+use crate::service::{Games, ServiceError};
 use crate::store::accounts::NewAccountEvent;
 use crate::store::{AccountRecord, SeatedGame, SeekMatch, SeekRecord, StoreError};
 
-/// Writes of one request tried before a lost race is reported (409 `write_conflict`).
-const MAX_ATTEMPTS: usize = 8;
+/// The seeks.
+#[derive(Clone)]
+pub struct Seeks {
+    games: Games,
+    /// How long a seek waits for its match.
+    expiry: Duration,
+}
+
+impl Seeks {
+    /// Seeks whose games `games` starts, waiting for `expiry`.
+    pub fn new(games: Games, expiry: Duration) -> Self {
+        Seeks { games, expiry }
+    }
+}
 
 /// Waiting seeks of its pool a new seek is matched against at most, oldest first.
 const CANDIDATES: i64 = 200;
@@ -66,7 +81,7 @@ pub struct Seek {
     pub expires_at: String,
 }
 
-impl GameService {
+impl Seeks {
     /// Places a seek for the account of `token`: matched at once if the waiting seeks of its
     /// pool complete a table with it, waiting otherwise.
     pub async fn create_seek(
@@ -74,57 +89,48 @@ impl GameService {
         token: Option<&str>,
         request: NewSeekRequest,
     ) -> Result<Seek, ServiceError> {
-        let account = self.account_of(token).await?;
+        let account = self.games.accounts().account_of(token).await?;
         let (seats, holes) = engine::check_game_size(request.seats, request.holes)?;
         let rules = request
             .rules
-            .resolve_with(seats, self.default_turn_timeout_s)?;
+            .resolve_with(seats, self.games.default_turn_timeout_s())?;
         let range = check_range(request.rating_range)?;
         let bots_after_s = check_bots_after(request.bots_after_s)?;
-        for _ in 0..MAX_ATTEMPTS {
-            if self
-                .store
-                .seeks()
-                .waiting_seek(&account.username)
-                .await?
-                .is_some_and(|seek| seek.expires_at > self.now().to_string())
-            {
+        let placed = retry::on_conflict(async || {
+            let seeks = self.games.store().seeks();
+            let waiting = seeks.waiting_seek(&account.username).await?;
+            if waiting.is_some_and(|seek| seek.expires_at > self.games.now().to_string()) {
                 return Err(ServiceError::AlreadySeeking);
             }
             let shape = (seats.into(), holes.into(), rules, request.rated);
             let seek = self.new_seek(&account, shape, range, bots_after_s);
             let matcher = |new: &SeekRecord, waiting: &[SeekRecord]| self.match_seek(new, waiting);
-            match self
-                .store
-                .seeks()
-                .place_seek(seek, CANDIDATES, &matcher)
-                .await
-            {
-                Ok(placed) => return Ok(self.shown_seek(placed)),
-                Err(StoreError::Conflict) => continue,
-                Err(error) => return Err(error.into()),
-            }
+            Ok(seeks.place_seek(seek, CANDIDATES, &matcher).await?)
+        })
+        .await?;
+        if placed.game_id.is_some() {
+            self.games.count_created();
         }
-        Err(StoreError::Conflict.into())
+        Ok(self.shown_seek(placed))
     }
 
     /// Seek `id`, as its account reads it (404 for anyone else).
     pub async fn seek(&self, id: Uuid, token: Option<&str>) -> Result<Seek, ServiceError> {
-        let account = self.account_of(token).await?;
+        let account = self.games.accounts().account_of(token).await?;
         let record = self.own_seek(id, &account.username).await?;
         Ok(self.shown_seek(record))
     }
 
     /// Its account cancels seek `id` while it waits; a seek already cancelled stays so.
     pub async fn cancel_seek(&self, id: Uuid, token: Option<&str>) -> Result<(), ServiceError> {
-        let account = self.account_of(token).await?;
+        let account = self.games.accounts().account_of(token).await?;
         let record = self.own_seek(id, &account.username).await?;
         match self.shown_seek(record).status.as_str() {
             "waiting" => {}
             "cancelled" => return Ok(()),
             _ => return Err(ServiceError::SeekClosed),
         }
-        match self.store.seeks().close_seek(id, "cancelled").await {
+        match self.games.store().seeks().close_seek(id, "cancelled").await {
             Ok(()) => Ok(()),
             // Matched (or expired) since it was read.
             Err(StoreError::Conflict) => Err(ServiceError::SeekClosed),
@@ -136,9 +142,10 @@ impl GameService {
     /// sweep); answers how many were matched so.
     pub async fn fill_due_seeks(&self) -> Result<u64, ServiceError> {
         let due = self
-            .store
+            .games
+            .store()
             .seeks()
-            .seeks_due_for_bots(self.now(), SWEEP_BATCH)
+            .seeks_due_for_bots(self.games.now(), SWEEP_BATCH)
             .await?;
         let mut filled = 0;
         for seek in due {
@@ -147,10 +154,13 @@ impl GameService {
                 seats.push((PlayerName::choose("Bot")?, Some(BotKind::Greedy), None));
             }
             let shape = (seek.holes, seek.rules, seek.rated);
-            let mut game = self.start_game(&seek.account, shape, seats)?;
-            matched_notices(&mut game, &[(&seek, 0)], self.now());
-            match self.store.seeks().fill_seek(&seek, 0, game).await {
-                Ok(()) => filled += 1,
+            let mut game = self.games.start_game(&seek.account, shape, seats)?;
+            matched_notices(&mut game, &[(&seek, 0)], self.games.now());
+            match self.games.store().seeks().fill_seek(&seek, 0, game).await {
+                Ok(()) => {
+                    self.games.count_created();
+                    filled += 1
+                }
                 // Matched with a player, or cancelled, since the query.
                 Err(StoreError::Conflict) => {}
                 Err(error) => return Err(error.into()),
@@ -162,14 +172,15 @@ impl GameService {
     /// Marks expired the waiting seeks past their expiry (the sweep); answers how many.
     pub async fn expire_seeks(&self) -> Result<u64, ServiceError> {
         Ok(self
-            .store
+            .games
+            .store()
             .seeks()
-            .expire_seeks(self.now(), SWEEP_BATCH)
+            .expire_seeks(self.games.now(), SWEEP_BATCH)
             .await?)
     }
 }
 
-impl GameService {
+impl Seeks {
     /// The game that seats `new` with the oldest waiting seeks of its pool that admit it and
     /// each other, if they fill its table: the oldest at seat 0, `new` last.
     fn match_seek(
@@ -189,8 +200,11 @@ impl GameService {
             .map_err(internal)?;
         let shape = (new.holes, new.rules, new.rated);
         let host = &seated[0].0.account;
-        let mut game = self.start_game(host, shape, seats).map_err(internal)?;
-        matched_notices(&mut game, &seated, self.now());
+        let mut game = self
+            .games
+            .start_game(host, shape, seats)
+            .map_err(internal)?;
+        matched_notices(&mut game, &seated, self.games.now());
         Ok(Some(SeekMatch {
             seats: seated.iter().map(|(seek, seat)| (seek.id, *seat)).collect(),
             game,
@@ -205,7 +219,7 @@ impl GameService {
         range: Option<(f64, f64)>,
         bots_after_s: Option<i32>,
     ) -> SeekRecord {
-        let now = self.now();
+        let now = self.games.now();
         let bots_after = |s: i32| std::time::Duration::from_secs(s.unsigned_abs().into());
         SeekRecord {
             id: Uuid::new_v4(),
@@ -223,14 +237,14 @@ impl GameService {
             game_id: None,
             seat: None,
             created_at: now.to_string(),
-            expires_at: self.after(now, self.seek_expiry).to_string(),
+            expires_at: self.after(now, self.expiry).to_string(),
             bots_at: bots_after_s.map(|s| self.after(now, bots_after(s)).to_string()),
         }
     }
 
     /// Seek `id`, if it is `account`'s (else 404, as for a seek that does not exist).
     async fn own_seek(&self, id: Uuid, account: &str) -> Result<SeekRecord, ServiceError> {
-        let record = self.store.seeks().load_seek(id).await?;
+        let record = self.games.store().seeks().load_seek(id).await?;
         record
             .filter(|record| record.account == account)
             .ok_or(ServiceError::NotFound("There is no such seek."))
@@ -245,7 +259,8 @@ impl GameService {
     /// The seek as its account reads it: a waiting one past its expiry is expired, whether or
     /// not a sweep has marked it yet.
     fn shown_seek(&self, record: SeekRecord) -> Seek {
-        let expired = record.status == "waiting" && record.expires_at <= self.now().to_string();
+        let expired =
+            record.status == "waiting" && record.expires_at <= self.games.now().to_string();
         Seek {
             id: record.id,
             status: if expired {
@@ -308,11 +323,12 @@ fn seat_of(
 
 /// Puts each seated seek's `seek_matched` first among the account events of `game`.
 fn matched_notices(game: &mut SeatedGame, seated: &[(&SeekRecord, i32)], at: Timestamp) {
-    let matched = seated.iter().map(|(seek, seat)| NewAccountEvent {
-        account: seek.account.clone(),
-        kind: "seek_matched",
-        at,
-        data: json!({"seek_id": seek.id, "seat": seat}),
+    let matched = seated.iter().map(|(seek, seat)| {
+        let matched = AccountEvent::SeekMatched {
+            seek_id: seek.id,
+            seat: *seat,
+        };
+        matched.for_account(&seek.account, at)
     });
     let mut events: Vec<NewAccountEvent> = matched.collect();
     events.append(&mut game.update.account_events);

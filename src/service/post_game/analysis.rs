@@ -1,11 +1,11 @@
 //! The analysis of a game as `GET /v1/games/{id}/analysis` answers it: the stored analysis of a
-//! finished game, or word that it is being computed by the analysis threads
-//! ([`super::analysis_worker`]), which this queues.
+//! finished game, or word that it is being computed by the analysis job
+//! (`crate::jobs::analyses`), which this wakes.
 
 use uuid::Uuid;
 
 use crate::engine::Status;
-use crate::service::{GameService, ServiceError};
+use crate::service::{PostGame, ServiceError};
 
 /// What a request for an analysis gets.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,7 +16,7 @@ pub enum AnalysisReply {
     Pending,
 }
 
-impl GameService {
+impl PostGame {
     /// The analysis of finished game `id`. A token, if given, must be one of this game's. Fails
     /// with [`ServiceError::NotAnalysable`] before the game is finished, and with
     /// [`ServiceError::AnalysisDisabled`] when none is stored and this instance computes none.
@@ -25,18 +25,17 @@ impl GameService {
         id: Uuid,
         token: Option<&str>,
     ) -> Result<AnalysisReply, ServiceError> {
-        let (record, state) = self.load(id).await?;
-        self.credential(&record, token).await?;
+        let (_, state) = self.games.load_readable(id, token).await?;
         if state.status != Status::Finished {
             return Err(ServiceError::NotAnalysable);
         }
-        if let Some(stored) = self.store.load_analysis(id).await? {
+        if let Some(stored) = self.games.store().load_analysis(id).await? {
             return Ok(AnalysisReply::Done(stored));
         }
-        if self.analyses.disabled() {
+        if !self.analyses {
             return Err(ServiceError::AnalysisDisabled);
         }
-        self.analyses.queue(id);
+        self.ends.analyses.notify_one();
         Ok(AnalysisReply::Pending)
     }
 }

@@ -1,12 +1,12 @@
 //! The audit of a game as `GET /v1/games/{id}/audit` shows it: the commitment and head of its
 //! log while it runs, then the result of the full check of its log, computed once by the audit
-//! worker ([`super::audit_worker`]) and stored.
+//! job (`crate::jobs::audits`) and stored.
 
 use serde::Serialize;
 use uuid::Uuid;
 
 use crate::engine::Status;
-use crate::service::{GameService, ServiceError};
+use crate::service::{PostGame, ServiceError};
 
 /// Where a game's log stands, and once it is finished, whether it checks out.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
@@ -40,18 +40,17 @@ pub struct Audit {
     pub first_bad_seq: Option<i64>,
 }
 
-impl GameService {
+impl PostGame {
     /// The audit of a game. A token, if given, must be one of this game's. The check of a
     /// finished game is read as stored; a game finished before audits were stored (or by an
-    /// instance that stopped before storing it) is checked now, once, by the audit worker.
+    /// instance that stopped before storing it) is checked now, once, by the audit job.
     pub async fn audit(&self, id: Uuid, token: Option<&str>) -> Result<Audit, ServiceError> {
-        let (record, state) = self.load(id).await?;
-        self.credential(&record, token).await?;
+        let (record, state) = self.games.load_readable(id, token).await?;
         let finished = state.status == Status::Finished;
         let result = match record.audit {
             _ if !finished => None,
             Some(stored) => Some(stored),
-            None => Some(self.audits.asked(id).await?.ok_or_else(|| {
+            None => Some(self.ends.audit_now(id).await?.ok_or_else(|| {
                 ServiceError::Internal("a finished game was audited as unfinished".to_owned())
             })?),
         };

@@ -1,0 +1,128 @@
+//! The events of an account, typed: [`AccountEvent`] is what the code that causes an event
+//! writes, what a webhook's filter names ([`AccountEventType`]), and, stored as its `type` and
+//! its fields, what the account's page, stream and webhook bodies carry
+//! (`{id, at, type, game_id, ...fields}`, see [`super::account_games::event_json`]).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::engine::{Seat, Timestamp};
+use crate::store::NewAccountEvent;
+
+/// What happened that an account hears of.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum AccountEvent {
+    /// The game of one of its seats dealt its first hole.
+    GameStarted { seat: Seat },
+    /// Its seat may move (again).
+    YourTurn {
+        seat: Seat,
+        /// When a bot may take the seat (null without a turn timeout).
+        turn_deadline: Option<String>,
+    },
+    /// The game of one of its seats ended.
+    GameEnded {
+        seat: Seat,
+        totals: Vec<i32>,
+        winners: Vec<Seat>,
+    },
+    /// Another account challenged it.
+    ChallengeReceived { challenge_id: Uuid, from: String },
+    /// An account it challenged answered.
+    ChallengeAnswered {
+        challenge_id: Uuid,
+        username: String,
+        /// `accepted` or `declined`.
+        answer: &'static str,
+    },
+    /// Its seek was matched: the game is the event's `game_id`.
+    SeekMatched { seek_id: Uuid, seat: i32 },
+}
+
+/// The types of account events, as a webhook's filter names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AccountEventType {
+    GameStarted,
+    YourTurn,
+    GameEnded,
+    ChallengeReceived,
+    ChallengeAnswered,
+    SeekMatched,
+}
+
+impl AccountEventType {
+    /// The `type` of the events of this kind.
+    pub fn name(self) -> &'static str {
+        match self {
+            AccountEventType::GameStarted => "game_started",
+            AccountEventType::YourTurn => "your_turn",
+            AccountEventType::GameEnded => "game_ended",
+            AccountEventType::ChallengeReceived => "challenge_received",
+            AccountEventType::ChallengeAnswered => "challenge_answered",
+            AccountEventType::SeekMatched => "seek_matched",
+        }
+    }
+}
+
+impl AccountEvent {
+    /// Its type.
+    pub fn kind(&self) -> AccountEventType {
+        match self {
+            AccountEvent::GameStarted { .. } => AccountEventType::GameStarted,
+            AccountEvent::YourTurn { .. } => AccountEventType::YourTurn,
+            AccountEvent::GameEnded { .. } => AccountEventType::GameEnded,
+            AccountEvent::ChallengeReceived { .. } => AccountEventType::ChallengeReceived,
+            AccountEvent::ChallengeAnswered { .. } => AccountEventType::ChallengeAnswered,
+            AccountEvent::SeekMatched { .. } => AccountEventType::SeekMatched,
+        }
+    }
+
+    /// The row that stores it for `account`, written at `at`: its type, and its fields as the
+    /// row's data.
+    pub fn for_account(&self, account: &str, at: Timestamp) -> NewAccountEvent {
+        let mut data = serde_json::to_value(self).unwrap_or(Value::Null);
+        if let Value::Object(fields) = &mut data {
+            fields.remove("type");
+        }
+        NewAccountEvent {
+            account: account.to_owned(),
+            kind: self.kind().name(),
+            at,
+            data,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_stored_event_keeps_its_fields_apart_from_its_type() {
+        let event = AccountEvent::ChallengeAnswered {
+            challenge_id: Uuid::nil(),
+            username: "bob".to_owned(),
+            answer: "accepted",
+        };
+        let row = event.for_account("ada", Timestamp(0));
+        assert_eq!(row.account, "ada");
+        assert_eq!(row.kind, "challenge_answered");
+        assert_eq!(
+            row.data,
+            json!({"challenge_id": Uuid::nil(), "username": "bob", "answer": "accepted"})
+        );
+        let turn = AccountEvent::YourTurn {
+            seat: 1,
+            turn_deadline: None,
+        };
+        assert_eq!(
+            turn.for_account("ada", Timestamp(0)).data,
+            json!({"seat": 1, "turn_deadline": null})
+        );
+    }
+}
