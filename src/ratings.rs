@@ -1,6 +1,7 @@
 //! Ratings (v1.2): the skill of every account and built-in bot, updated by the end of each rated
-//! game. Pure and deterministic, as the engine: the store calls [`rate`] inside the transaction
-//! that applies a game's end, and the tests call it to know what to expect.
+//! game. Pure and deterministic, as the engine: the ratings job calls [`rated_seats`] and [`rate`]
+//! on a finished rated game and hands the result to the store, and the tests call them to know
+//! what to expect.
 //!
 //! The model is Weng-Lin's Bayesian approximation (the `skillratings` crate's
 //! `weng_lin_multi_team`, each seat a team of one): it ranks any number of players in one game,
@@ -12,6 +13,8 @@ use serde::Serialize;
 use skillratings::MultiTeamOutcome;
 use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
 use utoipa::ToSchema;
+
+use crate::engine::State;
 
 /// From Weng-Lin's units to the API's: its default mean 25 becomes 1500.
 pub const SCALE: f64 = 60.0;
@@ -98,6 +101,29 @@ pub fn rate(seats: &[SeatResult]) -> Vec<Rating> {
                 rated.uncertainty * SCALE,
                 seat.before.games + 1,
             )
+        })
+        .collect()
+}
+
+/// The account a built-in bot plays as in rated games: `bot-greedy` for the greedy bot.
+pub fn bot_account(bot: &str) -> String {
+    format!("bot-{bot}")
+}
+
+/// The accounts of a finished game's seats (a bot's seat as the bot's account) and their totals;
+/// a seat of no account (which a rated game never has) is named `""`, rated as a newcomer and
+/// kept nowhere.
+pub fn rated_seats(state: &State) -> Vec<(String, i32)> {
+    state
+        .players
+        .iter()
+        .map(|player| {
+            let account = match (&player.account, player.bot) {
+                (Some(account), _) => account.clone(),
+                (None, Some(bot)) => bot_account(bot.name()),
+                (None, None) => String::new(),
+            };
+            (account, player.total)
         })
         .collect()
 }

@@ -322,7 +322,8 @@ async fn replays_start_from_the_nearest_deal_and_equal_a_full_replay(backend: Ba
         );
     }
     for seq in 1..=record.version {
-        let whole = codec::rebuild_prefix(&entries[..seq as usize], &secrets).unwrap();
+        let whole =
+            golf_server::audit::replay::rebuild_prefix(&entries[..seq as usize], &secrets).unwrap();
         let expected = serde_json::to_value(engine::view(&whole, Viewer::Spectator)).unwrap();
         let replayed: Value = app
             .get(&format!("/v1/games/{id}/replay/{seq}"))

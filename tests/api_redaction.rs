@@ -74,7 +74,10 @@ impl Probe<'_> {
             .map_or(0, |entry| entry.seq);
         let record = self.store.load_game(id).await.unwrap().unwrap();
         let secrets = codec::secrets_of(&record).unwrap();
-        (codec::rebuild(&entries, &secrets).unwrap(), hole_start)
+        (
+            golf_server::audit::replay::rebuild(&entries, &secrets).unwrap(),
+            hole_start,
+        )
     }
 
     /// Every response a viewer can get about the game now.

@@ -6,8 +6,9 @@
 //! `tests/vectors/verify_log.py` checks the same files with an independent RFC 8785
 //! implementation.
 
+use golf_server::audit::replay::{rebuild, rebuild_prefix};
 use golf_server::engine::{Event, Secrets, Status, Viewer, play_bot_turns, shuffle, view};
-use golf_server::store::codec::{entry_event, rebuild, rebuild_prefix};
+use golf_server::store::codec::entry_event;
 use golf_server::store::{Entry, verify_chain};
 use serde_json::Value;
 

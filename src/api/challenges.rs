@@ -3,39 +3,13 @@
 
 use actix_web::web::{Bytes, Data, Path};
 use actix_web::{HttpRequest, HttpResponse, delete, get, post};
-use serde::Deserialize;
-use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::api::http::{bearer, parse_body, private, read_body, with_location};
 use crate::api::limits::WriteAdmitted;
 use crate::api::problem::{ApiError, Problem};
 use crate::api::{AppState, docs};
-use crate::engine::RulesInput;
 use crate::service::opponents::challenges::{Challenge, ChallengeList, NewChallengeRequest};
-
-/// `POST /v1/challenges`: a game offered to 1 to 3 accounts.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(example = json!({"to": ["bob"], "holes": 9, "rated": true}))]
-pub struct CreateChallengeBody {
-    /// The challenged usernames, 1 to 3, seated in this order after the author.
-    pub to: Vec<String>,
-    /// Number of holes, 1 to 18 (default 9).
-    #[serde(default = "default_holes")]
-    #[schema(minimum = 1, maximum = 18, default = 9)]
-    pub holes: i64,
-    /// Rule options; any left out take their defaults.
-    #[serde(default, deserialize_with = "crate::api::http::object")]
-    pub rules: RulesInput,
-    /// Whether the game is rated (default false).
-    #[serde(default)]
-    pub rated: bool,
-}
-
-fn default_holes() -> i64 {
-    9
-}
 
 /// A game's id, as the examples show it.
 const GAME_EXAMPLE: &str = "3f1c2b4a-5d6e-4f70-8a9b-0c1d2e3f4a5b";
@@ -68,7 +42,7 @@ fn challenge_response(
 /// is created with every seat taken and each seat's account gets `game_started`.
 #[utoipa::path(
     tag = "challenges",
-    request_body(content = CreateChallengeBody, examples(
+    request_body(content = NewChallengeRequest, examples(
         ("one opponent" = (value = json!({"to": ["bob"], "holes": 9, "rated": true}))),
         ("three, house rules" = (value = json!({"to": ["bob", "cleo", "dan"], "holes": 3, "rules": {"final_turns": true}}))),
     )),
@@ -91,13 +65,7 @@ pub async fn create_challenge(
     body: Result<Bytes, actix_web::Error>,
 ) -> Result<HttpResponse, ApiError> {
     let body = read_body(body)?;
-    let parsed: CreateChallengeBody = parse_body(&body)?;
-    let new = NewChallengeRequest {
-        to: parsed.to,
-        holes: parsed.holes,
-        rules: parsed.rules,
-        rated: parsed.rated,
-    };
+    let new: NewChallengeRequest = parse_body(&body)?;
     let challenge = state
         .services
         .challenges

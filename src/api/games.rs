@@ -26,11 +26,11 @@ pub struct CreateGameBody {
     #[schema(minimum = 2, maximum = 4)]
     pub seats: i64,
     /// Number of holes, 1 to 18 (default 9).
-    #[serde(default = "default_holes")]
+    #[serde(default = "crate::engine::rules::default_holes")]
     #[schema(minimum = 1, maximum = 18, default = 9)]
     pub holes: i64,
     /// Rule options; any left out take their defaults.
-    #[serde(default, deserialize_with = "crate::api::http::object")]
+    #[serde(default, deserialize_with = "crate::engine::rules::rules_object")]
     pub rules: RulesInput,
     /// Keep the game out of the lobby (default false); anyone with its id may still join.
     #[serde(default)]
@@ -44,10 +44,6 @@ pub struct CreateGameBody {
     /// `account_required`), and it cannot have `decks` (422 `invalid_game_options`).
     #[serde(default)]
     pub rated: bool,
-}
-
-fn default_holes() -> i64 {
-    9
 }
 
 /// Lobby query.

@@ -171,19 +171,6 @@ fn integer_of(number: &serde_json::Number) -> Option<serde_json::Number> {
     }
 }
 
-/// Reads a field that is an object only (not the array of its fields that serde would also
-/// take for a struct): `#[serde(deserialize_with = "object")]`.
-pub fn object<'de, D, T>(deserializer: D) -> Result<T, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: serde::de::DeserializeOwned,
-{
-    use serde::Deserialize;
-    use serde::de::Error;
-    let fields = serde_json::Map::<String, serde_json::Value>::deserialize(deserializer)?;
-    T::deserialize(serde_json::Value::Object(fields)).map_err(D::Error::custom)
-}
-
 /// The token of the `Authorization` header, if there is one (the scheme `Bearer` is
 /// case-insensitive, RFC 9110). A header that is not `Bearer <token>` (another scheme, or a bare
 /// token) becomes the empty token, which no seat or host has, so that it fails authentication

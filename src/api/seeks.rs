@@ -2,55 +2,13 @@
 
 use actix_web::web::{Bytes, Data, Path};
 use actix_web::{HttpRequest, HttpResponse, delete, get, post};
-use serde::Deserialize;
-use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::api::http::{bearer, parse_body, private, read_body, with_location};
 use crate::api::limits::WriteAdmitted;
 use crate::api::problem::{ApiError, Problem};
 use crate::api::{AppState, docs};
-use crate::engine::RulesInput;
 use crate::service::opponents::seeks::{NewSeekRequest, Seek};
-
-/// `POST /v1/seeks`: the game the account looks for.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(example = json!({"seats": 2, "holes": 9, "rated": true, "bots_after_s": 30}))]
-pub struct CreateSeekBody {
-    /// Seats of the game, 2 to 4 (default 2).
-    #[serde(default = "default_seats")]
-    #[schema(minimum = 2, maximum = 4, default = 2)]
-    pub seats: i64,
-    /// Number of holes, 1 to 18 (default 9).
-    #[serde(default = "default_holes")]
-    #[schema(minimum = 1, maximum = 18, default = 9)]
-    pub holes: i64,
-    /// Rule options; any left out take their defaults. Only seeks with the same resolved rules
-    /// match.
-    #[serde(default, deserialize_with = "crate::api::http::object")]
-    pub rules: RulesInput,
-    /// Whether the game is rated (default false).
-    #[serde(default)]
-    pub rated: bool,
-    /// `[lo, hi]`: the opponents' ratings this seek accepts (each opponent's range must accept
-    /// this account's rating too). Absent or null: any.
-    #[serde(default)]
-    pub rating_range: Option<[f64; 2]>,
-    /// Seconds after which the free seats go to the greedy bot, 5 to 600; absent or null:
-    /// never.
-    #[serde(default)]
-    #[schema(minimum = 5, maximum = 600)]
-    pub bots_after_s: Option<i64>,
-}
-
-fn default_seats() -> i64 {
-    2
-}
-
-fn default_holes() -> i64 {
-    9
-}
 
 /// An example seek with `status`, matched into a game when it says so.
 fn seek_example(status: &str) -> serde_json::Value {
@@ -71,7 +29,7 @@ fn seek_example(status: &str) -> serde_json::Value {
 /// bots after `bots_after_s` if given, until it expires.
 #[utoipa::path(
     tag = "seeks",
-    request_body(content = CreateSeekBody, examples(
+    request_body(content = NewSeekRequest, examples(
         ("rated, bots after 30 s" = (value = json!({"seats": 2, "holes": 9, "rated": true, "bots_after_s": 30}))),
         ("four seats, close ratings" = (value = json!({"seats": 4, "holes": 3, "rating_range": [1400, 1600]}))),
     )),
@@ -94,15 +52,7 @@ pub async fn create_seek(
     body: Result<Bytes, actix_web::Error>,
 ) -> Result<HttpResponse, ApiError> {
     let body = read_body(body)?;
-    let parsed: CreateSeekBody = parse_body(&body)?;
-    let new = NewSeekRequest {
-        seats: parsed.seats,
-        holes: parsed.holes,
-        rules: parsed.rules,
-        rated: parsed.rated,
-        rating_range: parsed.rating_range,
-        bots_after_s: parsed.bots_after_s,
-    };
+    let new: NewSeekRequest = parse_body(&body)?;
     let seek = state
         .services
         .seeks

@@ -10,6 +10,7 @@
 //! - `text.rs`: the short human report.
 
 pub mod ndjson;
+pub mod replay;
 mod text;
 
 use serde::Serialize;

@@ -3,8 +3,9 @@
 
 use uuid::Uuid;
 
+use crate::audit::replay::rebuild;
 use crate::engine::Secrets;
-use crate::store::codec::{projection_state, rebuild, secrets_of};
+use crate::store::codec::{projection_state, secrets_of};
 use crate::store::{Entry, EventStore, GameRecord, StoreError, load_log, verify_chain};
 
 /// Games read per page while walking the database.

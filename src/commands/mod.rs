@@ -23,8 +23,8 @@ use crate::api;
 use crate::commands::simulate::{BotRating, SimulateOptions};
 use crate::config::Config;
 use crate::engine::{BotKind, RulesInput};
+use crate::ratings::bot_account;
 use crate::startup::Application;
-use crate::store::ratings::bot_account;
 use crate::store::{self, EventStore, PoolOptions};
 use crate::telemetry::{self, LogOutput};
 

@@ -36,6 +36,23 @@ pub const SEATS: std::ops::RangeInclusive<i64> = 2..=4;
 /// Fewest and most holes of a game.
 pub const HOLES: std::ops::RangeInclusive<i64> = 1..=18;
 
+/// The holes of a game whose creator names none.
+pub fn default_holes() -> i64 {
+    9
+}
+
+/// Reads rule options that are an object only (not the array of their fields, which serde would
+/// also take for a struct): `#[serde(deserialize_with = "rules_object")]`.
+pub fn rules_object<'de, D>(deserializer: D) -> Result<RulesInput, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    use serde::Deserialize;
+    use serde::de::Error;
+    let fields = serde_json::Map::<String, serde_json::Value>::deserialize(deserializer)?;
+    RulesInput::deserialize(serde_json::Value::Object(fields)).map_err(D::Error::custom)
+}
+
 /// Fewest and most seconds of `turn_timeout_s`.
 pub const TURN_TIMEOUT_S: std::ops::RangeInclusive<i64> = 10..=604_800;
 

@@ -23,9 +23,12 @@ pub async fn pause(round: usize) {
 
 /// Runs `attempt` until it does not lose a race, at most [`MAX_ATTEMPTS`] times, pausing between
 /// tries; a race lost every time is reported as the conflict it is.
-pub async fn on_conflict<T>(
-    mut attempt: impl AsyncFnMut() -> Result<T, ServiceError>,
-) -> Result<T, ServiceError> {
+pub async fn on_conflict<T, Attempted>(
+    mut attempt: impl FnMut() -> Attempted,
+) -> Result<T, ServiceError>
+where
+    Attempted: Future<Output = Result<T, ServiceError>>,
+{
     for round in 0..MAX_ATTEMPTS {
         match attempt().await {
             Err(ServiceError::Store(StoreError::Conflict)) => pause(round).await,
@@ -54,6 +57,7 @@ impl Backoff {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::cell::Cell;
 
     #[test]
     fn waits_double_from_the_first_up_to_the_longest() {
@@ -70,19 +74,19 @@ mod tests {
 
     #[tokio::test]
     async fn a_lost_race_is_tried_again_and_one_lost_every_time_is_a_conflict() {
-        let mut tries = 0;
-        let won = on_conflict(async || {
-            tries += 1;
-            match tries {
+        let tries = &Cell::new(0);
+        let won = on_conflict(|| async move {
+            tries.set(tries.get() + 1);
+            match tries.get() {
                 1 | 2 => Err(StoreError::Conflict.into()),
-                _ => Ok(tries),
+                _ => Ok(tries.get()),
             }
         })
         .await;
         assert_eq!(won.ok(), Some(3));
-        let mut tries = 0;
-        let lost: Result<(), _> = on_conflict(async || {
-            tries += 1;
+        tries.set(0);
+        let lost: Result<(), _> = on_conflict(|| async move {
+            tries.set(tries.get() + 1);
             Err(StoreError::Conflict.into())
         })
         .await;
@@ -90,6 +94,6 @@ mod tests {
             lost,
             Err(ServiceError::Store(StoreError::Conflict))
         ));
-        assert_eq!(tries, MAX_ATTEMPTS);
+        assert_eq!(tries.get(), MAX_ATTEMPTS);
     }
 }

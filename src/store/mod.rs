@@ -75,7 +75,9 @@ pub use chain::{ChainError, verify_chain};
 pub use challenges::{ChallengeAnswer, ChallengeRecord, ChallengeStore, SeatedGame};
 pub use error::StoreError;
 pub use notify::{Changes, OwnAppend, Subscription, Wake};
-pub use ratings::{LeaderboardCursor, Ranked, RatingChange, RatingStore};
+pub use ratings::{
+    AccountRating, DueRating, LeaderboardCursor, Ranked, RatedGame, RatingChange, RatingStore,
+};
 pub use seeks::{SeekMatch, SeekRecord, SeekStore};
 pub use webhooks::WebhookStore;
 

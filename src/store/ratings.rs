@@ -2,19 +2,44 @@
 //! still to apply, each account's rating history, and the leaderboard.
 //!
 //! A finished rated game whose ratings are not applied yet is the durable record of an update to
-//! make: the append that ends the game changes nothing else, and any instance applies it later
-//! (at once, or after a crash, by the sweeper), each game exactly once, in the order the games
-//! ended ([`RatingStore::apply_due_rating`]).
+//! make: the append that ends the game changes nothing else, and the ratings job of any instance
+//! applies it later, each game exactly once, in the order the games ended. The job reads the
+//! first due game and its accounts' ratings, computes the update (`crate::ratings`), and hands it
+//! to [`RatingStore::apply_ratings`], which stores it only if nothing it was computed from has
+//! moved since; otherwise the job reads again.
 
 use async_trait::async_trait;
 use uuid::Uuid;
 
 use super::StoreError;
+use crate::engine::State;
 use crate::ratings::Rating;
 
-/// The account a built-in bot plays as in rated games: `bot-greedy` for the greedy bot.
-pub fn bot_account(bot: &str) -> String {
-    format!("bot-{bot}")
+/// The finished rated game whose end is the first still to apply.
+#[derive(Debug, Clone)]
+pub struct DueRating {
+    pub game_id: Uuid,
+    /// The game as it ended.
+    pub state: State,
+    /// The time of its last entry, in the store's fixed RFC 3339 form.
+    pub at: String,
+}
+
+/// One account's rating before and after a rated game.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AccountRating {
+    pub account: String,
+    pub before: Rating,
+    pub after: Rating,
+}
+
+/// The end of a rated game as the ratings job decided it: each of its accounts once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RatedGame {
+    pub game_id: Uuid,
+    /// When the game ended ([`DueRating::at`]).
+    pub at: String,
+    pub accounts: Vec<AccountRating>,
 }
 
 /// One update of an account's rating: by which game, when it ended, and the rating on both
@@ -46,13 +71,18 @@ pub struct LeaderboardCursor {
 /// Ratings, in the same database as the games and accounts.
 #[async_trait]
 pub trait RatingStore: Send + Sync {
-    /// Applies the end of the rated game that ended first among those not applied yet, in one
-    /// transaction: its seats' accounts' ratings (a built-in bot's seat as the bot's account,
-    /// once per game however many seats it holds), their history, and the game marked applied.
-    /// Updates are serialized across instances (an advisory lock on PostgreSQL, the write lock
-    /// on SQLite), so none is lost and a game is never applied twice. Answers the game's id, or
-    /// `None` when no game is due.
-    async fn apply_due_rating(&self) -> Result<Option<Uuid>, StoreError>;
+    /// The rated game that ended first among those whose end is not applied yet, if any.
+    async fn first_due_rating(&self) -> Result<Option<DueRating>, StoreError>;
+
+    /// The ratings of `accounts`, in their order (a new account's for a name with no account).
+    async fn ratings_of(&self, accounts: &[String]) -> Result<Vec<Rating>, StoreError>;
+
+    /// Stores `rated` in one transaction: each account's rating and history, and the game marked
+    /// applied; `Conflict` (nothing stored) unless the game is still the first due and every
+    /// account's rating is still its `before`. Updates are serialized across instances (an
+    /// advisory lock on PostgreSQL, the write lock on SQLite), so none is lost and a game is
+    /// never applied twice. An account that does not exist is not stored.
+    async fn apply_ratings(&self, rated: &RatedGame) -> Result<(), StoreError>;
 
     /// The last `limit` updates of `account`'s rating, oldest first.
     async fn rating_history(
@@ -71,6 +101,6 @@ pub trait RatingStore: Send + Sync {
 
     /// Sets `account`'s rating value, deviation and whether it is provisional (its count of
     /// rated games stays), as `golf-server simulate --seed-ratings` does for the built-in bots,
-    /// under the same lock as [`RatingStore::apply_due_rating`]; answers whether it exists.
+    /// under the same lock as [`RatingStore::apply_ratings`]; answers whether it exists.
     async fn set_rating(&self, account: &str, rating: Rating) -> Result<bool, StoreError>;
 }

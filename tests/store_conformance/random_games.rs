@@ -167,7 +167,8 @@ pub async fn rebuild_equals_projection_after_random_games(backend: Backend) {
             Ok(record.head_hash)
         );
         let secrets = codec::secrets_of(&record).expect("the secrets");
-        let rebuilt = codec::rebuild(&entries, &secrets).expect("the log replays");
+        let rebuilt =
+            golf_server::audit::replay::rebuild(&entries, &secrets).expect("the log replays");
         let stored: State = serde_json::from_str(record.projection.get()).expect("a projection");
         assert_eq!(rebuilt, stored, "game {number}");
         assert_eq!(rebuilt, played, "game {number}");

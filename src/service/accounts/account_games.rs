@@ -7,9 +7,9 @@ use serde_json::{Map, Value, json};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::engine::{self, BotKind, Rules, Seat, State, Status, Timestamp};
+use crate::engine::{self, BotKind, Rules, Seat, State, Status};
 use crate::service::games::notices::has_moves;
-use crate::service::paging::check_limit;
+use crate::service::paging::{check_limit, cursor, cursor_fields, cursor_time, malformed_cursor};
 use crate::service::{Accounts, ServiceError};
 use crate::store::codec::projection_state;
 use crate::store::{AccountEventRecord, GamesCursor, ListedGame};
@@ -246,21 +246,15 @@ pub fn check_after(after: Option<i64>) -> Result<i64, ServiceError> {
 
 /// The cursor a client passes back for the page after `game`.
 fn encode_games_cursor(game: &ListedGame) -> String {
-    hex::encode(format!("{}|{}", game.updated_at, game.game_id))
+    cursor(&[&game.updated_at, &game.game_id.to_string()])
 }
 
 /// A cursor this server gave; any other text is `malformed_request`.
 fn decode_games_cursor(text: &str) -> Result<GamesCursor, ServiceError> {
-    let malformed = || ServiceError::Malformed("cursor is not one this server gave.".to_owned());
-    let bytes = hex::decode(text).map_err(|_| malformed())?;
-    let text = String::from_utf8(bytes).map_err(|_| malformed())?;
-    let (updated_at, id) = text.split_once('|').ok_or_else(malformed)?;
-    let time = Timestamp::parse(updated_at).map_err(|_| malformed())?;
-    if time.to_string() != updated_at {
-        return Err(malformed());
-    }
+    let [updated_at, id] = cursor_fields(text)?;
+    cursor_time(&updated_at)?;
     Ok(GamesCursor {
-        updated_at: updated_at.to_owned(),
-        game_id: id.parse().map_err(|_| malformed())?,
+        updated_at,
+        game_id: id.parse().map_err(|_| malformed_cursor())?,
     })
 }

@@ -15,6 +15,7 @@ use crate::service::games::credentials::Credential;
 use crate::service::games::notices::notices;
 use crate::service::retry::{self, MAX_ATTEMPTS};
 use crate::service::{Games, ServiceError};
+use crate::store::codec::projection;
 use crate::store::{
     Append, Entry, GameIdempotency, GameRecord, GameUpdate, NewSeat, Snapshot, StoreError,
 };
@@ -43,7 +44,7 @@ impl<T> Attempt<T> {
     /// with `answer` once stored.
     pub(super) fn write(state: State, advanced: Advanced, at: Timestamp, answer: T) -> Self {
         Attempt::Write(Box::new(Write {
-            update: GameUpdate::after(&state, advanced.snapshots),
+            update: update_after(&state, advanced.snapshots),
             events: advanced.events,
             at,
             idempotency: None,
@@ -66,6 +67,19 @@ impl<T> Attempt<T> {
             write.idempotency = response;
         }
         self
+    }
+}
+
+/// The game row once the game is at `state`, keeping `snapshots` beside it.
+pub(crate) fn update_after(state: &State, snapshots: Vec<Snapshot>) -> GameUpdate {
+    GameUpdate {
+        status: state.status,
+        projection: projection(state),
+        new_seats: Vec::new(),
+        snapshots,
+        deadline_at: engine::turn_deadline(state),
+        account_games: Vec::new(),
+        account_events: Vec::new(),
     }
 }
 

@@ -11,14 +11,12 @@ use crate::engine::{
     self, BotKind, Card, ClientSeed, Command, Event, PlayerName, RuleError, Rules, RulesInput,
     Secrets, State, Timestamp, Viewer,
 };
-use crate::service::games::attempts::Advanced;
+use crate::service::games::attempts::{Advanced, update_after};
 use crate::service::games::credentials::{Token, random_bytes};
 use crate::service::games::notices::notices;
 use crate::service::{Answer, CreatedGame, Games, IdempotencyKey, ServiceError};
 use crate::store::codec::{self, to_json};
-use crate::store::{
-    CreateIdempotency, GameUpdate, NewEvent, NewGame, NewSeat, SeatedGame, StoreError,
-};
+use crate::store::{CreateIdempotency, NewEvent, NewGame, NewSeat, SeatedGame, StoreError};
 
 /// A new game as the client asks for it, before validation.
 #[derive(Debug, Clone)]
@@ -171,7 +169,7 @@ impl Games {
             None,
         )?;
         game.host_account = Some(host.to_owned());
-        let mut update = GameUpdate::after(&state, snapshots);
+        let mut update = update_after(&state, snapshots);
         update.new_seats = new_seats;
         (update.account_games, update.account_events) =
             notices(&bound, &State::default(), &events, at, &state);

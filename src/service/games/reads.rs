@@ -4,13 +4,13 @@
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::audit::ndjson;
+use crate::audit::{ndjson, replay};
 use crate::engine::{self, Event, State, Status, View, Viewer};
 use crate::service::games::Views;
 use crate::service::games::credentials::Credential;
 use crate::service::paging::{check_limit, decode_cursor, encode_cursor};
 use crate::service::{EventsPage, LobbyPage, ParsedLater, ServiceError};
-use crate::store::codec::{self, entry_event};
+use crate::store::codec::entry_event;
 use crate::store::{self, Entry, GameRecord, LobbyCursor, StoreError};
 
 /// The export of a finished game.
@@ -169,7 +169,7 @@ impl Views {
         let after = snapshot.as_ref().map_or(0, |snapshot| snapshot.seq);
         let entries =
             store::load_log_between(self.games.store.as_ref(), record.id, after, seq).await?;
-        Ok(codec::state_after(record, snapshot, &entries)?)
+        Ok(replay::state_after(record, snapshot, &entries)?)
     }
 }
 

@@ -9,7 +9,7 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -39,12 +39,22 @@ impl Challenges {
 /// Open challenges one account lists at most.
 const LISTED: i64 = 100;
 
-/// `POST /v1/challenges`, before validation.
-#[derive(Debug, Clone)]
+/// `POST /v1/challenges`: a game offered to 1 to 3 accounts.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = CreateChallengeBody, example = json!({"to": ["bob"], "holes": 9, "rated": true}))]
 pub struct NewChallengeRequest {
+    /// The challenged usernames, 1 to 3, seated in this order after the author.
     pub to: Vec<String>,
+    /// Number of holes, 1 to 18 (default 9).
+    #[serde(default = "crate::engine::rules::default_holes")]
+    #[schema(minimum = 1, maximum = 18, default = 9)]
     pub holes: i64,
+    /// Rule options; any left out take their defaults.
+    #[serde(default, deserialize_with = "crate::engine::rules::rules_object")]
     pub rules: RulesInput,
+    /// Whether the game is rated (default false).
+    #[serde(default)]
     pub rated: bool,
 }
 
@@ -187,7 +197,8 @@ impl Challenges {
         accept: bool,
     ) -> Result<Challenge, ServiceError> {
         let account = self.games.accounts().account_of(token).await?;
-        let answered = retry::on_conflict(async || {
+        let account = &account;
+        let answered = retry::on_conflict(|| async move {
             let record = self.party_to(id, &account.username).await?;
             let Some(answer) = self
                 .decide_answer(&record, &account.username, accept)
@@ -223,7 +234,8 @@ impl Challenges {
         token: Option<&str>,
     ) -> Result<(), ServiceError> {
         let account = self.games.accounts().account_of(token).await?;
-        retry::on_conflict(async || {
+        let account = &account;
+        retry::on_conflict(|| async move {
             let record = self.party_to(id, &account.username).await?;
             if record.author != account.username {
                 return Err(ServiceError::Unauthorized(

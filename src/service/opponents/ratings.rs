@@ -8,11 +8,11 @@ use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::ratings::Rating;
-use crate::service::ServiceError;
+use crate::ratings::{self, Rating, SeatResult};
 use crate::service::accounts::Username;
-use crate::service::paging::check_limit;
-use crate::store::{EventStore, LeaderboardCursor, Ranked, RatingChange};
+use crate::service::paging::{check_limit, cursor, cursor_fields, malformed_cursor};
+use crate::service::{ServiceError, retry};
+use crate::store::{AccountRating, EventStore, LeaderboardCursor, Ranked, RatedGame, RatingChange};
 
 /// The ratings as the API reads them, and the application of rated games' ends.
 #[derive(Clone)]
@@ -70,16 +70,52 @@ pub struct Leaderboard {
 
 impl Ratings {
     /// Applies the ends of the rated games due, oldest first, up to [`APPLY_BATCH`]; answers
-    /// how many. Another instance may be applying the same ones: each is applied once.
+    /// how many. Another instance may be applying the same ones: each is applied once, the
+    /// other instance's store refusing what was computed from ratings that have moved.
     pub async fn apply_due_ratings(&self) -> Result<u64, ServiceError> {
         let mut applied = 0;
-        while applied < APPLY_BATCH {
-            match self.store.ratings().apply_due_rating().await? {
-                Some(_) => applied += 1,
-                None => break,
-            }
+        while applied < APPLY_BATCH && retry::on_conflict(|| self.apply_first_due()).await? {
+            applied += 1;
         }
         Ok(applied)
+    }
+
+    /// Computes and stores the end of the rated game due first; answers whether there was one.
+    async fn apply_first_due(&self) -> Result<bool, ServiceError> {
+        let store = self.store.ratings();
+        let Some(due) = store.first_due_rating().await? else {
+            return Ok(false);
+        };
+        let seats = ratings::rated_seats(&due.state);
+        let names: Vec<String> = seats.iter().map(|(name, _)| name.clone()).collect();
+        let before = store.ratings_of(&names).await?;
+        let results: Vec<SeatResult> = before
+            .iter()
+            .zip(&seats)
+            .map(|(before, (_, total))| SeatResult {
+                before: *before,
+                total: *total,
+            })
+            .collect();
+        let after = ratings::rate(&results);
+        let mut accounts: Vec<AccountRating> = Vec::new();
+        for ((account, before), after) in names.into_iter().zip(before).zip(after) {
+            // A bot in several seats is kept once, as its first seat rates it.
+            if !account.is_empty() && accounts.iter().all(|kept| kept.account != account) {
+                accounts.push(AccountRating {
+                    account,
+                    before,
+                    after,
+                });
+            }
+        }
+        let rated = RatedGame {
+            game_id: due.game_id,
+            at: due.at,
+            accounts,
+        };
+        store.apply_ratings(&rated).await?;
+        Ok(true)
     }
 
     /// The last `limit` (1 to 1000, default 100) rating updates of `username`, oldest first.
@@ -149,35 +185,20 @@ impl Ratings {
 
 /// The cursor of the page after `last`: its rank, rating value and username.
 fn encode_cursor(last: &LeaderboardEntry) -> String {
-    hex::encode(format!(
-        "{}|{}|{}",
-        last.rank, last.rating.value, last.username
-    ))
+    let (rank, value) = (last.rank.to_string(), last.rating.value.to_string());
+    cursor(&[&rank, &value, &last.username])
 }
 
 /// The rank and place after which a cursor this server gave starts; any other text is
 /// `malformed_request`.
 fn decode_cursor(text: &str) -> Result<(i64, LeaderboardCursor), ServiceError> {
-    let malformed = || ServiceError::Malformed("cursor is not one this server gave.".to_owned());
-    let bytes = hex::decode(text).map_err(|_| malformed())?;
-    let text = String::from_utf8(bytes).map_err(|_| malformed())?;
-    let mut parts = text.splitn(3, '|');
-    let (Some(rank), Some(value), Some(username)) = (parts.next(), parts.next(), parts.next())
-    else {
-        return Err(malformed());
-    };
-    let rank: i64 = rank.parse().map_err(|_| malformed())?;
-    let value: f64 = value.parse().map_err(|_| malformed())?;
+    let [rank, value, username] = cursor_fields(text)?;
+    let rank: i64 = rank.parse().map_err(|_| malformed_cursor())?;
+    let value: f64 = value.parse().map_err(|_| malformed_cursor())?;
     if rank < 1 || !value.is_finite() || username.is_empty() {
-        return Err(malformed());
+        return Err(malformed_cursor());
     }
-    Ok((
-        rank,
-        LeaderboardCursor {
-            value,
-            username: username.to_owned(),
-        },
-    ))
+    Ok((rank, LeaderboardCursor { value, username }))
 }
 
 #[cfg(test)]

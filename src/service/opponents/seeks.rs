@@ -10,7 +10,7 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
@@ -45,15 +45,39 @@ const BOTS_AFTER_S: std::ops::RangeInclusive<i64> = 5..=600;
 /// Seeks the sweep fills with bots, or expires, in one pass.
 const SWEEP_BATCH: i64 = 100;
 
-/// `POST /v1/seeks`, before validation.
-#[derive(Debug, Clone)]
+/// `POST /v1/seeks`: the game the account looks for.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = CreateSeekBody, example = json!({"seats": 2, "holes": 9, "rated": true, "bots_after_s": 30}))]
 pub struct NewSeekRequest {
+    /// Seats of the game, 2 to 4 (default 2).
+    #[serde(default = "default_seats")]
+    #[schema(minimum = 2, maximum = 4, default = 2)]
     pub seats: i64,
+    /// Number of holes, 1 to 18 (default 9).
+    #[serde(default = "crate::engine::rules::default_holes")]
+    #[schema(minimum = 1, maximum = 18, default = 9)]
     pub holes: i64,
+    /// Rule options; any left out take their defaults. Only seeks with the same resolved rules
+    /// match.
+    #[serde(default, deserialize_with = "crate::engine::rules::rules_object")]
     pub rules: RulesInput,
+    /// Whether the game is rated (default false).
+    #[serde(default)]
     pub rated: bool,
+    /// `[lo, hi]`: the opponents' ratings this seek accepts (each opponent's range must accept
+    /// this account's rating too). Absent or null: any.
+    #[serde(default)]
     pub rating_range: Option<[f64; 2]>,
+    /// Seconds after which the free seats go to the greedy bot, 5 to 600; absent or null:
+    /// never.
+    #[serde(default)]
+    #[schema(minimum = 5, maximum = 600)]
     pub bots_after_s: Option<i64>,
+}
+
+fn default_seats() -> i64 {
+    2
 }
 
 /// A seek as its account reads it.
@@ -96,14 +120,15 @@ impl Seeks {
             .resolve_with(seats, self.games.default_turn_timeout_s())?;
         let range = check_range(request.rating_range)?;
         let bots_after_s = check_bots_after(request.bots_after_s)?;
-        let placed = retry::on_conflict(async || {
+        let account = &account;
+        let placed = retry::on_conflict(|| async move {
             let seeks = self.games.store().seeks();
             let waiting = seeks.waiting_seek(&account.username).await?;
             if waiting.is_some_and(|seek| seek.expires_at > self.games.now().to_string()) {
                 return Err(ServiceError::AlreadySeeking);
             }
             let shape = (seats.into(), holes.into(), rules, request.rated);
-            let seek = self.new_seek(&account, shape, range, bots_after_s);
+            let seek = self.new_seek(account, shape, range, bots_after_s);
             let matcher = |new: &SeekRecord, waiting: &[SeekRecord]| self.match_seek(new, waiting);
             Ok(seeks.place_seek(seek, CANDIDATES, &matcher).await?)
         })

@@ -8,10 +8,11 @@ use sqlx::{Executor, FromRow};
 use uuid::Uuid;
 
 use super::{Backend, Bind, SqlStore};
-use crate::engine::State;
-use crate::ratings::{self, Rating, SeatResult};
+use crate::ratings::Rating;
 use crate::store::codec::projection_state;
-use crate::store::ratings::{LeaderboardCursor, Ranked, RatingChange, RatingStore, bot_account};
+use crate::store::ratings::{
+    AccountRating, DueRating, LeaderboardCursor, Ranked, RatedGame, RatingChange, RatingStore,
+};
 use crate::store::{RawJson, StoreError};
 
 /// The statements on ratings whose text differs between the dialects.
@@ -78,23 +79,6 @@ const INSERT_HISTORY: &str = "\
         after_value, after_deviation) \
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
 
-/// The accounts of a finished game's seats (a bot's seat as the bot's account) and their totals.
-fn seat_accounts(state: &State) -> Vec<(String, i32)> {
-    state
-        .players
-        .iter()
-        .map(|player| {
-            let account = match (&player.account, player.bot) {
-                (Some(account), _) => account.clone(),
-                (None, Some(bot)) => bot_account(bot.name()),
-                // A rated game seats no one else; such a seat is rated as a newcomer, unkept.
-                (None, None) => String::new(),
-            };
-            (account, player.total)
-        })
-        .collect()
-}
-
 impl<DB> SqlStore<DB>
 where
     DB: Backend,
@@ -106,52 +90,31 @@ where
     bool: Bind<DB>,
     for<'r> (f64, f64, i32): FromRow<'r, DB::Row>,
 {
-    /// The ratings before the game of each of `accounts`, read in username order (the order in
-    /// which their rows are locked, so that two updates never deadlock).
-    async fn ratings_before(
-        conn: &mut DB::Connection,
-        accounts: &[(String, i32)],
-    ) -> Result<Vec<Rating>, StoreError> {
-        let mut names: Vec<&str> = accounts.iter().map(|(name, _)| name.as_str()).collect();
-        names.sort_unstable();
-        names.dedup();
-        let mut found = Vec::with_capacity(names.len());
-        for name in names {
-            let row: Option<(f64, f64, i32)> = sqlx::query_as(DB::RATING_STATEMENTS.rating_of)
-                .bind(name)
-                .fetch_optional(&mut *conn)
-                .await?;
-            let rating = row.map_or_else(Rating::initial, |(value, deviation, games)| {
+    /// `account`'s rating now (a new account's when there is none), its row locked where the
+    /// dialect locks rows.
+    async fn rating_in(conn: &mut DB::Connection, account: &str) -> Result<Rating, StoreError> {
+        let row: Option<(f64, f64, i32)> = sqlx::query_as(DB::RATING_STATEMENTS.rating_of)
+            .bind(account)
+            .fetch_optional(&mut *conn)
+            .await?;
+        Ok(
+            row.map_or_else(Rating::initial, |(value, deviation, games)| {
                 Rating::new(value, deviation, games)
-            });
-            found.push((name, rating));
-        }
-        Ok(accounts
-            .iter()
-            .map(|(name, _)| {
-                let at = found.binary_search_by(|(found, _)| (*found).cmp(name.as_str()));
-                at.map_or_else(|_| Rating::initial(), |at| found[at].1)
-            })
-            .collect())
+            }),
+        )
     }
 
-    /// Stores the ratings `after` of the seats' `accounts` (the first seat of an account only),
-    /// with their history, for game `game_id` that ended `at`.
-    async fn store_ratings(
-        conn: &mut DB::Connection,
-        (game_id, at): (Uuid, &str),
-        accounts: &[(String, i32)],
-        before: &[Rating],
-        after: &[Rating],
-    ) -> Result<(), StoreError> {
-        let mut done: Vec<&str> = Vec::new();
-        for (((name, _), before), after) in accounts.iter().zip(before).zip(after) {
-            if name.is_empty() || done.contains(&name.as_str()) {
-                continue;
-            }
-            done.push(name);
+    /// Stores each account's rating after the game and its history, for game `game_id` that
+    /// ended `at`.
+    async fn store_ratings(conn: &mut DB::Connection, rated: &RatedGame) -> Result<(), StoreError> {
+        for AccountRating {
+            account,
+            before,
+            after,
+        } in &rated.accounts
+        {
             let updated = sqlx::query(SET_RATING)
-                .bind(name.as_str())
+                .bind(account.as_str())
                 .bind(after.value)
                 .bind(after.deviation)
                 .bind(after.games)
@@ -162,9 +125,9 @@ where
                 continue;
             }
             sqlx::query(INSERT_HISTORY)
-                .bind(name.as_str())
-                .bind(game_id)
-                .bind(at)
+                .bind(account.as_str())
+                .bind(rated.game_id)
+                .bind(rated.at.as_str())
                 .bind(after.games)
                 .bind(before.value)
                 .bind(before.deviation)
@@ -194,7 +157,30 @@ where
     for<'r> HistoryRow: FromRow<'r, DB::Row>,
     for<'r> RankedRow: FromRow<'r, DB::Row>,
 {
-    async fn apply_due_rating(&self) -> Result<Option<Uuid>, StoreError> {
+    async fn first_due_rating(&self) -> Result<Option<DueRating>, StoreError> {
+        let due: Option<DueRow> = sqlx::query_as(DB::RATING_STATEMENTS.due_game)
+            .fetch_optional(&self.pool)
+            .await?;
+        due.map(|due| {
+            Ok(DueRating {
+                state: projection_state(due.id, &due.projection.0)?,
+                game_id: due.id,
+                at: due.at,
+            })
+        })
+        .transpose()
+    }
+
+    async fn ratings_of(&self, accounts: &[String]) -> Result<Vec<Rating>, StoreError> {
+        let mut conn = self.pool.acquire().await?;
+        let mut ratings = Vec::with_capacity(accounts.len());
+        for account in accounts {
+            ratings.push(Self::rating_in(&mut conn, account).await?);
+        }
+        Ok(ratings)
+    }
+
+    async fn apply_ratings(&self, rated: &RatedGame) -> Result<(), StoreError> {
         let mut tx = DB::begin_write(&self.pool).await?;
         if let Some(lock) = DB::RATING_STATEMENTS.lock {
             sqlx::query(lock).execute(&mut *tx).await?;
@@ -202,29 +188,25 @@ where
         let due: Option<DueRow> = sqlx::query_as(DB::RATING_STATEMENTS.due_game)
             .fetch_optional(&mut *tx)
             .await?;
-        let Some(due) = due else {
-            return Ok(None);
-        };
-        let state = projection_state(due.id, &due.projection.0)?;
-        let accounts = seat_accounts(&state);
-        let before = Self::ratings_before(&mut tx, &accounts).await?;
-        let results: Vec<SeatResult> = before
-            .iter()
-            .zip(&accounts)
-            .map(|(before, (_, total))| SeatResult {
-                before: *before,
-                total: *total,
-            })
-            .collect();
-        let after = ratings::rate(&results);
-        Self::store_ratings(&mut tx, (due.id, &due.at), &accounts, &before, &after).await?;
+        if due.is_none_or(|due| due.id != rated.game_id) {
+            return Err(StoreError::Conflict);
+        }
+        // Rows locked in username order, so that two updates never deadlock.
+        let mut accounts: Vec<&AccountRating> = rated.accounts.iter().collect();
+        accounts.sort_unstable_by(|a, b| a.account.cmp(&b.account));
+        for account in accounts {
+            if Self::rating_in(&mut tx, &account.account).await? != account.before {
+                return Err(StoreError::Conflict);
+            }
+        }
+        Self::store_ratings(&mut tx, rated).await?;
         sqlx::query("UPDATE games SET ratings_applied = $2 WHERE id = $1")
-            .bind(due.id)
+            .bind(rated.game_id)
             .bind(true)
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
-        Ok(Some(due.id))
+        Ok(())
     }
 
     async fn rating_history(
