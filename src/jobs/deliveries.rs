@@ -16,7 +16,7 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::engine::Timestamp;
-use crate::service::accounts::account_games::event_json;
+use crate::service::accounts::events::shown;
 use crate::service::accounts::webhook_client::{DELIVERY_TIMEOUT, Delivery, Outcome};
 use crate::service::{Clock, Services, Webhooks};
 use crate::store::accounts::{ACCOUNT_EVENTS_TTL, wake_key};
@@ -145,7 +145,7 @@ impl Deliveries {
         let attempt = delivery.attempts + 1;
         let outcome = match &delivery.event {
             Some(event) => {
-                let body = event_json(event).to_string();
+                let body = shown(event).to_string();
                 let id = format!("evt_{}_{}", delivery.account, delivery.event_id);
                 let sent = Delivery {
                     url: &delivery.url,

@@ -3,16 +3,17 @@
 //! recent games of accounts and profiles.
 
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::engine::{self, BotKind, Rules, Seat, State, Status};
+use crate::service::accounts::events::shown;
 use crate::service::games::notices::has_moves;
 use crate::service::paging::{check_limit, cursor, cursor_fields, cursor_time, malformed_cursor};
 use crate::service::{Accounts, ServiceError};
 use crate::store::codec::projection_state;
-use crate::store::{AccountEventRecord, GamesCursor, ListedGame};
+use crate::store::{GamesCursor, ListedGame};
 
 /// Games in a profile's `recent`.
 const RECENT_GAMES: i64 = 10;
@@ -122,19 +123,6 @@ impl GameSummary {
     }
 }
 
-/// An account event as the API shows it: `{id, at, type, game_id}` and its data's fields.
-pub fn event_json(event: &AccountEventRecord) -> Value {
-    let mut fields = Map::new();
-    fields.insert("id".into(), json!(event.id));
-    fields.insert("at".into(), json!(event.at));
-    fields.insert("type".into(), json!(event.kind));
-    fields.insert("game_id".into(), json!(event.game_id));
-    if let Value::Object(data) = &event.data {
-        fields.extend(data.clone());
-    }
-    Value::Object(fields)
-}
-
 impl Accounts {
     /// A page of the games of `token`'s account; `status` and `your_turn` filter them.
     pub async fn account_games(
@@ -229,7 +217,7 @@ impl Accounts {
             .account_events(&account.username, after, limit)
             .await?;
         Ok(AccountEventsPage {
-            events: events.iter().map(event_json).collect(),
+            events: events.iter().map(shown).collect(),
         })
     }
 }

@@ -13,7 +13,8 @@
 use serde_json::Value;
 use tokio::time::Instant;
 
-use crate::service::accounts::account_games::{check_after, event_json};
+use crate::service::accounts::account_games::check_after;
+use crate::service::accounts::events::shown;
 use crate::service::games::live::KEEP_ALIVE;
 use crate::service::{Accounts, ServiceError};
 use crate::store::Subscription;
@@ -119,7 +120,7 @@ impl AccountStream {
         Ok(Some(
             events
                 .iter()
-                .map(|event| (event.id, event_json(event)))
+                .map(|event| (event.id, shown(event)))
                 .collect(),
         ))
     }

@@ -1,18 +1,18 @@
 //! The events of an account, typed: [`AccountEvent`] is what the code that causes an event
-//! writes, what a webhook's filter names ([`AccountEventType`]), and, stored as its `type` and
-//! its fields, what the account's page, stream and webhook bodies carry
-//! (`{id, at, type, game_id, ...fields}`, see [`super::account_games::event_json`]).
+//! writes ([`AccountEvent::for_account`]), what a webhook's filter names ([`AccountEventType`]),
+//! and, stored as its `type` and its fields, what the account's page, stream and webhook bodies
+//! carry, read back into the same type ([`shown`]: `{id, at, game_id, type, ...fields}`).
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::engine::{Seat, Timestamp};
-use crate::store::NewAccountEvent;
+use crate::store::{AccountEventRecord, NewAccountEvent};
 
 /// What happened that an account hears of.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum AccountEvent {
     /// The game of one of its seats dealt its first hole.
@@ -36,7 +36,7 @@ pub enum AccountEvent {
         challenge_id: Uuid,
         username: String,
         /// `accepted` or `declined`.
-        answer: &'static str,
+        answer: String,
     },
     /// Its seek was matched: the game is the event's `game_id`.
     SeekMatched { seek_id: Uuid, seat: i32 },
@@ -64,6 +64,46 @@ impl AccountEventType {
             AccountEventType::ChallengeReceived => "challenge_received",
             AccountEventType::ChallengeAnswered => "challenge_answered",
             AccountEventType::SeekMatched => "seek_matched",
+        }
+    }
+}
+
+/// An account event as the API shows it.
+#[derive(Serialize)]
+struct Shown<'a> {
+    id: i64,
+    at: &'a str,
+    /// Null for an event of no game (a challenge's).
+    game_id: Option<Uuid>,
+    #[serde(flatten)]
+    event: AccountEvent,
+}
+
+/// A stored account event as the page, the stream and a webhook's body show it: its `id`, `at`
+/// and `game_id`, its `type` and its fields. A row that is no event of this release (it cannot
+/// be written so) is shown as stored.
+pub fn shown(stored: &AccountEventRecord) -> Value {
+    let mut fields = match &stored.data {
+        Value::Object(fields) => fields.clone(),
+        _ => Map::new(),
+    };
+    fields.insert("type".to_owned(), Value::from(stored.kind.as_str()));
+    let typed = serde_json::from_value::<AccountEvent>(Value::Object(fields.clone()));
+    match typed {
+        Ok(event) => serde_json::to_value(Shown {
+            id: stored.id,
+            at: &stored.at,
+            game_id: stored.game_id,
+            event,
+        })
+        .unwrap_or(Value::Null),
+        Err(error) => {
+            tracing::warn!(id = stored.id, %error, "an account event of no known shape");
+            fields.insert("id".to_owned(), Value::from(stored.id));
+            fields.insert("at".to_owned(), Value::from(stored.at.as_str()));
+            let game_id = serde_json::to_value(stored.game_id).unwrap_or(Value::Null);
+            fields.insert("game_id".to_owned(), game_id);
+            Value::Object(fields)
         }
     }
 }
@@ -107,7 +147,7 @@ mod tests {
         let event = AccountEvent::ChallengeAnswered {
             challenge_id: Uuid::nil(),
             username: "bob".to_owned(),
-            answer: "accepted",
+            answer: "accepted".to_owned(),
         };
         let row = event.for_account("ada", Timestamp(0));
         assert_eq!(row.account, "ada");

@@ -209,7 +209,7 @@ impl Challenges {
             let answered = AccountEvent::ChallengeAnswered {
                 challenge_id: id,
                 username: account.username.clone(),
-                answer: answer.answer,
+                answer: answer.answer.to_owned(),
             };
             let notice = answered.for_account(&record.author, self.games.now());
             let started = answer.game.is_some();
