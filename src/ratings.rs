@@ -9,7 +9,7 @@
 //! only. The API shows Weng-Lin's mean and uncertainty times [`SCALE`], so that a new account
 //! reads 1500 (deviation 500), a scale players know from chess sites.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use skillratings::MultiTeamOutcome;
 use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
 use utoipa::ToSchema;
@@ -30,7 +30,7 @@ pub const INITIAL_DEVIATION: f64 = 500.0;
 pub const PROVISIONAL_ABOVE: f64 = 400.0;
 
 /// A rating as the API shows it.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, ToSchema)]
 #[schema(example = json!({"value": 1623.4, "deviation": 187.2, "games": 14, "provisional": false}))]
 pub struct Rating {
     /// The estimated skill, 1500 for a new account.
@@ -105,9 +105,12 @@ pub fn rate(seats: &[SeatResult]) -> Vec<Rating> {
         .collect()
 }
 
+/// How the usernames of the built-in bots' accounts start; no person's may.
+pub const BOT_PREFIX: &str = "bot-";
+
 /// The account a built-in bot plays as in rated games: `bot-greedy` for the greedy bot.
 pub fn bot_account(bot: &str) -> String {
-    format!("bot-{bot}")
+    format!("{BOT_PREFIX}{bot}")
 }
 
 /// The accounts of a finished game's seats (a bot's seat as the bot's account) and their totals;

@@ -8,6 +8,7 @@ mod common;
 
 use std::time::Duration;
 
+use common::openapi::{assert_valid, spec};
 use common::process::ServerProcess;
 use common::{Backend, TestApp, TestDatabase, open_store, spawn_app, spawn_app_on};
 use golf_server::ratings::Rating;
@@ -158,6 +159,21 @@ async fn a_two_seat_rated_game_rates_as_the_crate_computes(backend: Backend) {
     }
     let (_, games) = send_json(&app, Method::GET, "/v1/account/games", None, Some(&ada)).await;
     assert_eq!(games["games"][0]["rated"], true);
+
+    // Each account hears of its new rating, after the game's end, with what the history holds.
+    for (token, name) in [(&ada, "ada"), (&bob, "bob")] {
+        let (_, page) = send_json(&app, Method::GET, "/v1/account/events", None, Some(token)).await;
+        let events = page["events"].as_array().unwrap();
+        let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+        let ended = types.iter().position(|t| *t == "game_ended").unwrap();
+        let changed = types.iter().position(|t| *t == "rating_changed");
+        assert!(changed.is_some_and(|at| at > ended), "{name}: {types:?}");
+        let changed = &events[changed.unwrap()];
+        assert_eq!(changed["game_id"], json!(id));
+        assert_eq!(changed["before"]["value"], json!(1500.0));
+        assert_eq!(changed["after"], rating_after_games(&app, name, 1).await);
+        assert_valid(&spec(), "AccountEventsPage", &page);
+    }
 }
 
 async fn four_seats_with_bots_rate_the_bots_accounts(backend: Backend) {

@@ -16,6 +16,7 @@ use crate::api::stream::{
 };
 use crate::api::{AppState, docs};
 use crate::engine::{Seat, Status};
+use crate::ratings::Rating;
 use crate::service::accounts::account_games::GamesFilter;
 use crate::service::accounts::account_games::{AccountEventsPage, AccountGamesPage};
 use crate::service::accounts::account_stream::{AccountItem, AccountStream};
@@ -155,6 +156,21 @@ pub struct SeekMatchedEvent {
     pub seat: Seat,
 }
 
+/// A rated game's end (`game_id`) moved the account's rating. The ratings job applies it just
+/// after the game ends, not the move that ends it; the same change is in the rating history.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RatingChangedEvent {
+    pub id: i64,
+    pub at: String,
+    /// `rating_changed`.
+    #[serde(rename = "type")]
+    #[schema(schema_with = rating_changed_type)]
+    pub kind: String,
+    pub game_id: Uuid,
+    pub before: Rating,
+    pub after: Rating,
+}
+
 /// A game's id, as the examples show it.
 const GAME_EXAMPLE: &str = "3f1c2b4a-5d6e-4f70-8a9b-0c1d2e3f4a5b";
 
@@ -200,6 +216,10 @@ fn challenge_answered_type() -> utoipa::openapi::Object {
 
 fn seek_matched_type() -> utoipa::openapi::Object {
     type_is("seek_matched")
+}
+
+fn rating_changed_type() -> utoipa::openapi::Object {
+    type_is("rating_changed")
 }
 
 /// The games of the token's account, by the time of their last entry, newest first.

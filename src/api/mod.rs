@@ -98,6 +98,7 @@ pub struct AppState {
         account_games::GameStartedEvent, account_games::YourTurnEvent,
         account_games::GameEndedEvent, account_games::ChallengeReceivedEvent,
         account_games::ChallengeAnsweredEvent, account_games::SeekMatchedEvent,
+        account_games::RatingChangedEvent,
     )),
     modifiers(&BearerAuth),
     tags(

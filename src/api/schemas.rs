@@ -334,13 +334,14 @@ pub fn name_unions(spec: &mut OpenApi) {
 }
 
 /// The schemas of an account's events, each with its `type`, as the union `AccountEvent`.
-pub const ACCOUNT_EVENTS: [(&str, &str); 6] = [
+pub const ACCOUNT_EVENTS: [(&str, &str); 7] = [
     ("game_started", "GameStartedEvent"),
     ("your_turn", "YourTurnEvent"),
     ("game_ended", "GameEndedEvent"),
     ("challenge_received", "ChallengeReceivedEvent"),
     ("challenge_answered", "ChallengeAnsweredEvent"),
     ("seek_matched", "SeekMatchedEvent"),
+    ("rating_changed", "RatingChangedEvent"),
 ];
 
 /// `AccountEvent`: a `oneOf` of [`ACCOUNT_EVENTS`] with a `discriminator` on `type`.

@@ -126,7 +126,7 @@ impl Services {
         Services {
             challenges: Challenges::new(games.clone(), settings.challenge_expiry),
             seeks: Seeks::new(games.clone(), settings.seek_expiry),
-            ratings: Ratings::new(Arc::clone(&store)),
+            ratings: Ratings::new(Arc::clone(&store), settings.clock.clone()),
             post_game: PostGame::new(games.clone(), Arc::clone(&ends), settings.analyses),
             views: Views::new(games.clone()),
             games,

@@ -12,6 +12,7 @@ use async_trait::async_trait;
 use uuid::Uuid;
 
 use super::StoreError;
+use super::accounts::NewAccountEvent;
 use crate::engine::State;
 use crate::ratings::Rating;
 
@@ -33,13 +34,16 @@ pub struct AccountRating {
     pub after: Rating,
 }
 
-/// The end of a rated game as the ratings job decided it: each of its accounts once.
+/// The end of a rated game as the ratings job decided it: each of its accounts once, and the
+/// events that tell them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RatedGame {
     pub game_id: Uuid,
     /// When the game ended ([`DueRating::at`]).
     pub at: String,
     pub accounts: Vec<AccountRating>,
+    /// Stored with the update, as events of the game.
+    pub events: Vec<NewAccountEvent>,
 }
 
 /// One update of an account's rating: by which game, when it ended, and the rating on both
@@ -77,8 +81,8 @@ pub trait RatingStore: Send + Sync {
     /// The ratings of `accounts`, in their order (a new account's for a name with no account).
     async fn ratings_of(&self, accounts: &[String]) -> Result<Vec<Rating>, StoreError>;
 
-    /// Stores `rated` in one transaction: each account's rating and history, and the game marked
-    /// applied; `Conflict` (nothing stored) unless the game is still the first due and every
+    /// Stores `rated` in one transaction: each account's rating and history, its events, and the
+    /// game marked applied; `Conflict` (nothing stored) unless the game is still the first due and every
     /// account's rating is still its `before`. Updates are serialized across instances (an
     /// advisory lock on PostgreSQL, the write lock on SQLite), so none is lost and a game is
     /// never applied twice. An account that does not exist is not stored.

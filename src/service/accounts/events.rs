@@ -9,6 +9,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::engine::{Seat, Timestamp};
+use crate::ratings::Rating;
 use crate::store::{AccountEventRecord, NewAccountEvent};
 
 /// What happened that an account hears of.
@@ -40,6 +41,9 @@ pub enum AccountEvent {
     },
     /// Its seek was matched: the game is the event's `game_id`.
     SeekMatched { seek_id: Uuid, seat: i32 },
+    /// The end of a rated game (the event's `game_id`) moved its rating: applied by the ratings
+    /// job just after the game ended, not by the move that ended it.
+    RatingChanged { before: Rating, after: Rating },
 }
 
 /// The types of account events, as a webhook's filter names them.
@@ -52,6 +56,7 @@ pub enum AccountEventType {
     ChallengeReceived,
     ChallengeAnswered,
     SeekMatched,
+    RatingChanged,
 }
 
 impl AccountEventType {
@@ -64,6 +69,7 @@ impl AccountEventType {
             AccountEventType::ChallengeReceived => "challenge_received",
             AccountEventType::ChallengeAnswered => "challenge_answered",
             AccountEventType::SeekMatched => "seek_matched",
+            AccountEventType::RatingChanged => "rating_changed",
         }
     }
 }
@@ -118,6 +124,7 @@ impl AccountEvent {
             AccountEvent::ChallengeReceived { .. } => AccountEventType::ChallengeReceived,
             AccountEvent::ChallengeAnswered { .. } => AccountEventType::ChallengeAnswered,
             AccountEvent::SeekMatched { .. } => AccountEventType::SeekMatched,
+            AccountEvent::RatingChanged { .. } => AccountEventType::RatingChanged,
         }
     }
 

@@ -59,7 +59,7 @@ impl Accounts {
 }
 
 /// Usernames that start so are the built-in bots' (`bot-random`, `bot-greedy`, ...).
-const RESERVED_PREFIX: &str = "bot-";
+const RESERVED_PREFIX: &str = crate::ratings::BOT_PREFIX;
 
 /// A username: 3 to 24 of `a-z 0-9 _ -`, starting with a letter, lowercase.
 #[derive(Debug, Clone, PartialEq, Eq)]

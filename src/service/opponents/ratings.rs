@@ -10,20 +10,22 @@ use uuid::Uuid;
 
 use crate::ratings::{self, Rating, SeatResult};
 use crate::service::accounts::Username;
+use crate::service::accounts::events::AccountEvent;
 use crate::service::paging::{check_limit, cursor, cursor_fields, malformed_cursor};
-use crate::service::{ServiceError, retry};
+use crate::service::{Clock, ServiceError, retry};
 use crate::store::{AccountRating, EventStore, LeaderboardCursor, Ranked, RatedGame, RatingChange};
 
 /// The ratings as the API reads them, and the application of rated games' ends.
 #[derive(Clone)]
 pub struct Ratings {
     store: Arc<dyn EventStore>,
+    clock: Clock,
 }
 
 impl Ratings {
-    /// The ratings of `store`.
-    pub fn new(store: Arc<dyn EventStore>) -> Self {
-        Ratings { store }
+    /// The ratings of `store`, whose changes are told at `clock`'s time.
+    pub fn new(store: Arc<dyn EventStore>, clock: Clock) -> Self {
+        Ratings { store, clock }
     }
 }
 
@@ -109,10 +111,23 @@ impl Ratings {
                 });
             }
         }
+        let at = self.clock.now();
+        let events = accounts
+            .iter()
+            .filter(|rated| !rated.account.starts_with(ratings::BOT_PREFIX))
+            .map(|rated| {
+                let changed = AccountEvent::RatingChanged {
+                    before: rated.before,
+                    after: rated.after,
+                };
+                changed.for_account(&rated.account, at)
+            })
+            .collect();
         let rated = RatedGame {
             game_id: due.game_id,
             at: due.at,
             accounts,
+            events,
         };
         store.apply_ratings(&rated).await?;
         Ok(true)

@@ -2,13 +2,15 @@
 //! dialects but for the form of `created_at` ([`AccountStatements`]).
 
 use async_trait::async_trait;
+use sqlx::types::Json;
 use sqlx::{Executor, FromRow};
 use uuid::Uuid;
 
 use super::{Backend, Bind, SqlStore};
 use crate::engine::Status;
 use crate::store::accounts::{
-    AccountEventRecord, AccountRecord, AccountStore, GamesCursor, ListedGame, NewAccount, wake_key,
+    AccountEventRecord, AccountRecord, AccountStore, GamesCursor, ListedGame, NewAccount,
+    NewAccountEvent, wake_key,
 };
 use crate::store::rows::{AccountEventRow, AccountRow, ListedGameRow, TokenEventRow};
 use crate::store::{CreateIdempotency, StoreError};
@@ -209,5 +211,56 @@ where
             self.changes.wake(wake);
         }
         Ok(true)
+    }
+}
+
+/// The account events written outside an append (a challenge's, a rating's).
+impl<DB> SqlStore<DB>
+where
+    DB: Backend,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'a> &'a str: Bind<DB>,
+    String: Bind<DB>,
+    Option<Uuid>: Bind<DB>,
+    i64: Bind<DB>,
+    for<'a> Json<&'a serde_json::Value>: Bind<DB>,
+    for<'r> (i64,): FromRow<'r, DB::Row>,
+{
+    /// Stores `notices` of game `game_id` (none: of no game, a challenge's), each numbered from
+    /// its account's last event id; on PostgreSQL the same transaction announces them to every
+    /// instance on commit. The events an append gives are written by the append's statement.
+    pub(super) async fn insert_notices(
+        conn: &mut DB::Connection,
+        notices: &[NewAccountEvent],
+        game_id: Option<Uuid>,
+    ) -> Result<(), StoreError> {
+        for notice in notices {
+            let (id,): (i64,) = sqlx::query_as(
+                "UPDATE accounts SET last_event_id = last_event_id + 1 WHERE username = $1 \
+                 RETURNING last_event_id",
+            )
+            .bind(notice.account.as_str())
+            .fetch_one(&mut *conn)
+            .await?;
+            sqlx::query(
+                "INSERT INTO account_events (account, id, at, type, game_id, data) \
+                 VALUES ($1, $2, $3, $4, $5, $6)",
+            )
+            .bind(notice.account.as_str())
+            .bind(id)
+            .bind(notice.at.to_string())
+            .bind(notice.kind)
+            .bind(game_id)
+            .bind(Json(&notice.data))
+            .execute(&mut *conn)
+            .await?;
+            if DB::NOTIFIES_ON_COMMIT {
+                sqlx::query("SELECT pg_notify('golf_events', $1)")
+                    .bind(wake_key(&notice.account).to_string())
+                    .execute(&mut *conn)
+                    .await?;
+            }
+        }
+        Ok(())
     }
 }

@@ -64,41 +64,6 @@ where
     for<'r> (i64,): FromRow<'r, DB::Row>,
     for<'r> (String, Option<String>): FromRow<'r, DB::Row>,
 {
-    /// Stores `notices`, each numbered from its account's last event id; on PostgreSQL the same
-    /// transaction announces them to every instance on commit.
-    async fn insert_notices(
-        conn: &mut DB::Connection,
-        notices: &[NewAccountEvent],
-    ) -> Result<(), StoreError> {
-        for notice in notices {
-            let (id,): (i64,) = sqlx::query_as(
-                "UPDATE accounts SET last_event_id = last_event_id + 1 WHERE username = $1 \
-                 RETURNING last_event_id",
-            )
-            .bind(notice.account.as_str())
-            .fetch_one(&mut *conn)
-            .await?;
-            sqlx::query(
-                "INSERT INTO account_events (account, id, at, type, game_id, data) \
-                 VALUES ($1, $2, $3, $4, NULL, $5)",
-            )
-            .bind(notice.account.as_str())
-            .bind(id)
-            .bind(notice.at.to_string())
-            .bind(notice.kind)
-            .bind(Json(&notice.data))
-            .execute(&mut *conn)
-            .await?;
-            if DB::NOTIFIES_ON_COMMIT {
-                sqlx::query("SELECT pg_notify('golf_events', $1)")
-                    .bind(wake_key(&notice.account).to_string())
-                    .execute(&mut *conn)
-                    .await?;
-            }
-        }
-        Ok(())
-    }
-
     /// The invitees of challenge `id` and their answers, in seat order.
     async fn invitees(
         conn: &mut DB::Connection,
@@ -190,7 +155,7 @@ where
             .execute(&mut *tx)
             .await?;
         }
-        Self::insert_notices(&mut tx, &notices).await?;
+        Self::insert_notices(&mut tx, &notices, None).await?;
         tx.commit().await?;
         self.announce_all(&notices, game.as_ref());
         Ok(())
@@ -247,7 +212,7 @@ where
                 .execute(&mut *tx)
                 .await?;
         }
-        Self::insert_notices(&mut tx, &notices).await?;
+        Self::insert_notices(&mut tx, &notices, None).await?;
         tx.commit().await?;
         self.announce_all(&notices, answer.game.as_ref());
         Ok(())

@@ -9,6 +9,7 @@ use uuid::Uuid;
 
 use super::{Backend, Bind, SqlStore};
 use crate::ratings::Rating;
+use crate::store::accounts::wake_key;
 use crate::store::codec::projection_state;
 use crate::store::ratings::{
     AccountRating, DueRating, LeaderboardCursor, Ranked, RatedGame, RatingChange, RatingStore,
@@ -156,6 +157,9 @@ where
     for<'r> DueRow: FromRow<'r, DB::Row>,
     for<'r> HistoryRow: FromRow<'r, DB::Row>,
     for<'r> RankedRow: FromRow<'r, DB::Row>,
+    Option<Uuid>: Bind<DB>,
+    for<'a> Json<&'a serde_json::Value>: Bind<DB>,
+    for<'r> (i64,): FromRow<'r, DB::Row>,
 {
     async fn first_due_rating(&self) -> Result<Option<DueRating>, StoreError> {
         let due: Option<DueRow> = sqlx::query_as(DB::RATING_STATEMENTS.due_game)
@@ -200,12 +204,16 @@ where
             }
         }
         Self::store_ratings(&mut tx, rated).await?;
+        Self::insert_notices(&mut tx, &rated.events, Some(rated.game_id)).await?;
         sqlx::query("UPDATE games SET ratings_applied = $2 WHERE id = $1")
             .bind(rated.game_id)
             .bind(true)
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
+        for event in &rated.events {
+            self.announce(wake_key(&event.account));
+        }
         Ok(())
     }
 
