@@ -37,12 +37,19 @@ async function signInWithToken(page, token) {
   await page.getByTestId('account').waitFor();
 }
 
-// A rated one-hole game of the greedy bot against the random one, which plays itself to its end.
+// A rated one-hole game of the greedy bot against the random one, which plays itself to its end,
+// and its end applied to their ratings (by the server's ratings job, just after the game ends).
 async function ratedBotGame() {
   const game = await api('POST', '/v1/games', { body: { seats: 2, holes: 1, rated: true } });
   for (const bot of ['greedy', 'random']) {
     await api('POST', `/v1/games/${game.id}/players`, { body: { name: bot, bot }, token: game.host_token });
   }
+  for (let tries = 0; tries < 100; tries += 1) {
+    const { history } = await api('GET', '/v1/accounts/bot-greedy/ratings?limit=1');
+    if (history.at(-1)?.game_id === game.id) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.fail(`the rated game ${game.id} was not applied to the ratings within 5 s`);
 }
 
 // Plays the player's seat of a one-hole game to its end: the initial reveal (two cards chosen,
