@@ -175,7 +175,7 @@ pub struct GameMetrics {
     pub conflicts: IntCounter,
     /// Seats the greedy bot took, by reason.
     pub seats_taken_by_bots: IntCounterVec,
-    /// Waiting games cancelled by the sweeper.
+    /// Waiting games cancelled by the waiting games job.
     pub waiting_games_expired: IntCounter,
     /// Finished games' logs replayed by the audit worker.
     pub audits_replayed: IntCounter,

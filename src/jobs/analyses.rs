@@ -16,6 +16,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError, sync
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use crate::engine::analysis::ANALYSIS_SAMPLES;
@@ -58,6 +59,7 @@ pub fn start(jobs: &mut Jobs, store: BackgroundStore, services: &Services, threa
             work: Arc::clone(&work),
             pending: Arc::clone(&pending),
             activity: services.games.metrics().activity.clone(),
+            stop: jobs.stop.clone(),
         };
         match std::thread::Builder::new()
             .name(format!("golf-analysis-{index}"))
@@ -68,13 +70,17 @@ pub fn start(jobs: &mut Jobs, store: BackgroundStore, services: &Services, threa
         }
     }
     let games = services.games.clone();
+    let ends = Arc::clone(&services.ends);
     let wake = Some(Arc::clone(&services.ends.analyses));
     jobs.every("analyses", SWEEP_EVERY, wake, move || {
         let (games, queue, pending) = (games.clone(), queue.clone(), Arc::clone(&pending));
+        // The games whose analysis a client asked for go first, then the backlog.
+        let asked = ends.take_asked_analyses();
         async move {
             let found = games.store().unanalysed_games(BACKLOG as i64).await?;
-            Ok(found
+            Ok(asked
                 .into_iter()
+                .chain(found)
                 .filter(|id| queue_once(&queue, &pending, *id))
                 .count() as u64)
         }
@@ -102,6 +108,8 @@ struct Thread {
     work: Arc<Mutex<Receiver<Uuid>>>,
     pending: Pending,
     activity: Activity,
+    /// Checked before each game: a stopping instance leaves the rest of the queue for later.
+    stop: CancellationToken,
 }
 
 impl Thread {
@@ -114,7 +122,7 @@ impl Thread {
             Ok(runtime) => runtime,
             Err(error) => return tracing::warn!(%error, "an analysis thread has no runtime"),
         };
-        loop {
+        while !self.stop.is_cancelled() {
             let next = {
                 let work = self.work.lock().unwrap_or_else(|p| p.into_inner());
                 work.recv_timeout(SWEEP_EVERY)

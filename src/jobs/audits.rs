@@ -4,7 +4,7 @@
 //! request worker or delay the moves beside them.
 //!
 //! The database is the queue: each pass audits the finished games with no stored audit, one at
-//! a time, oldest first by id, so that a game finished while the instance was down, or whose end
+//! a time, in id order, so that a game finished while the instance was down, or whose end
 //! woke nobody, is audited all the same. A pass comes when a game ends here, every
 //! [`CATCH_UP_EVERY`], and when a request asks for an audit not yet stored (it waits for the
 //! answer; asked audits go before the catch-up). The first stored result stands, and the same
@@ -31,7 +31,8 @@ pub const CATCH_UP_EVERY: Duration = Duration::from_secs(60);
 const PASS_BATCH: i64 = 100;
 
 /// Starts the audit thread of `services`, which stops at `stop`; `None` if the thread or its
-/// runtime cannot be made (logged: audits then wait for an instance that has one).
+/// runtime cannot be made (logged: an audit asked for here then fails, and the catch-up waits
+/// for an instance that has one).
 pub fn start(
     store: BackgroundStore,
     services: &Services,
@@ -62,7 +63,7 @@ pub fn start(
     match started {
         Ok(thread) => Some(thread),
         Err(error) => {
-            tracing::warn!(%error, "no audit thread: audits wait for another instance");
+            tracing::warn!(%error, "no audit thread: audits asked for here fail until a restart");
             None
         }
     }
@@ -103,6 +104,7 @@ impl Auditor {
                 .run(|store| async move { store.unaudited_games(PASS_BATCH).await })
                 .await?;
             let whole = found.len() as i64 == PASS_BATCH;
+            let mut audited = 0;
             for id in found {
                 while let Ok(asked) = self.asked.try_recv() {
                     self.answer(asked).await;
@@ -110,11 +112,15 @@ impl Auditor {
                 if stop.is_cancelled() {
                     return Ok(());
                 }
-                if let Err(error) = audit_game(&self.store, id, &self.replayed).await {
-                    tracing::warn!(game_id = %id, %error, "the audit of a finished game is left for later");
+                match audit_game(&self.store, id, &self.replayed).await {
+                    Ok(_) => audited += 1,
+                    Err(error) => {
+                        tracing::warn!(game_id = %id, %error, "the audit of a finished game is left for later")
+                    }
                 }
             }
-            if !whole {
+            // A batch that audited nothing would be read again as it is: the next pass retries.
+            if !whole || audited == 0 {
                 return Ok(());
             }
         }

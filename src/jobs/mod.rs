@@ -127,8 +127,9 @@ impl Jobs {
     }
 
     /// Stops every job: signals them, waits up to `grace` for them to end (a job in the middle
-    /// of a pass ends at its next await; an analysis between two decisions), then closes the
-    /// database pool, so that SQLite's write-ahead log is folded back into the database file.
+    /// of a pass ends at its next await; the audit and analysis threads before their next game),
+    /// then closes the database pool, so that SQLite's write-ahead log is folded back into the
+    /// database file.
     pub async fn stop(mut self, grace: Duration) {
         self.stop.cancel();
         let tasks = async { while self.tasks.join_next().await.is_some() {} };
@@ -148,6 +149,14 @@ impl Jobs {
             tracing::warn!("a job's thread still running after the grace period: left behind");
         }
         self.store.close().await;
+    }
+}
+
+impl Drop for Jobs {
+    /// Jobs dropped without [`Jobs::stop`] (a server that failed to start, a test's) are
+    /// signalled all the same, so that no thread outlives them.
+    fn drop(&mut self) {
+        self.stop.cancel();
     }
 }
 

@@ -439,7 +439,7 @@ pub trait EventStore: Send + Sync {
     async fn overdue_games(&self, now: Timestamp, limit: i64) -> Result<Vec<Uuid>, StoreError>;
 
     /// Moves the deadline of game `id` to `until`, if it is still due at `now` (an append since
-    /// set a deadline of its own, which stands): the sweeper backs off a game whose takeover
+    /// set a deadline of its own, which stands): the turn timeouts job backs off a game whose takeover
     /// failed, so that it does not take a place among the earliest deadlines at every pass.
     async fn postpone_deadline(
         &self,

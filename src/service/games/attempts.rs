@@ -146,7 +146,15 @@ pub(crate) async fn advance(
 ) -> Result<Advanced, ServiceError> {
     let secrets = record.secrets()?;
     let command = command.clone();
-    off_the_workers(state, move |state| {
+    // An expert that takes a seat plays in the same write as the join that seats it.
+    let expert_joins = matches!(
+        command,
+        Command::Join {
+            bot: Some(BotKind::Expert),
+            ..
+        }
+    );
+    off_the_workers(state, expert_joins, move |state| {
         let mut advanced = Advanced::default();
         advanced.advance(state, &secrets, &command, at)?;
         Ok(advanced)
@@ -155,17 +163,19 @@ pub(crate) async fn advance(
 }
 
 /// Runs `compute` on `state`: at once where only quick bots sit at the table (a random or
-/// greedy decision takes microseconds), but where an expert sits (milliseconds a decision, and a
-/// whole game of them when every seat is a bot) on the blocking pool, a few tables at a time, so
-/// that no request worker waits for it and `/healthz` answers meanwhile.
+/// greedy decision takes microseconds), but where an expert sits or `expert_joins` (milliseconds
+/// a decision, and a whole game of them when every seat is a bot) on the blocking pool, a few
+/// tables at a time, so that no request worker waits for it and `/healthz` answers meanwhile.
 pub(crate) async fn off_the_workers<T: Send + 'static>(
     state: &mut State,
+    expert_joins: bool,
     compute: impl FnOnce(&mut State) -> Result<T, ServiceError> + Send + 'static,
 ) -> Result<T, ServiceError> {
-    let expert = state
-        .players
-        .iter()
-        .any(|player| player.bot == Some(BotKind::Expert));
+    let expert = expert_joins
+        || state
+            .players
+            .iter()
+            .any(|player| player.bot == Some(BotKind::Expert));
     if !expert {
         return compute(state);
     }

@@ -53,18 +53,20 @@ impl Games {
     /// plays the turns it owes; returns how many seats it took (0 when the game moved on, or
     /// another instance took them first).
     pub async fn take_overdue_seats(&self, id: Uuid) -> Result<usize, ServiceError> {
-        // The clock is moved in, not borrowed through `self`: the sweeper's task must be `Send`,
-        // which an async closure borrowing `self` is not.
+        // The clock is moved in, not borrowed through `self`: the turn timeouts job's task must
+        // be `Send`, which an async closure borrowing `self` is not.
         let clock = self.clock.clone();
         // A kept state that is stale could find nothing overdue (a game this instance last saw
-        // waiting) and never be corrected, since finding nothing writes nothing: the sweeper
+        // waiting) and never be corrected, since finding nothing writes nothing: the job
         // decides on the game as the database has it.
         self.cache.forget(id);
         self.write(id, None, async move |record, mut state, _| {
             let at = clock.now();
             let secrets = record.secrets()?;
-            let (taken, advanced) =
-                off_the_workers(&mut state, move |state| take_overdue(&secrets, state, at)).await?;
+            let (taken, advanced) = off_the_workers(&mut state, false, move |state| {
+                take_overdue(&secrets, state, at)
+            })
+            .await?;
             if taken == 0 {
                 return Ok(Attempt::Done(0));
             }

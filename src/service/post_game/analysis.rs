@@ -35,7 +35,7 @@ impl PostGame {
         if !self.analyses {
             return Err(ServiceError::AnalysisDisabled);
         }
-        self.ends.analyses.notify_one();
+        self.ends.analysis_asked(id);
         Ok(AnalysisReply::Pending)
     }
 }

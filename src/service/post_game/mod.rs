@@ -41,7 +41,12 @@ pub struct GameEnds {
     asked: mpsc::Sender<AskedAudit>,
     /// Taken by the audit job when it starts.
     inbox: Mutex<Option<mpsc::Receiver<AskedAudit>>>,
+    /// The games whose analysis a client asked for, which the analyses job queues first.
+    asked_analyses: Mutex<Vec<Uuid>>,
 }
+
+/// Analyses asked for that wait to be queued at most; past them, the backlog's order serves.
+pub const ASKED_ANALYSES: usize = 256;
 
 impl Default for GameEnds {
     fn default() -> Self {
@@ -52,6 +57,7 @@ impl Default for GameEnds {
             ratings: Arc::default(),
             asked,
             inbox: Mutex::new(Some(inbox)),
+            asked_analyses: Mutex::default(),
         }
     }
 }
@@ -68,20 +74,44 @@ impl GameEnds {
 
     /// The audits asked for, for the one job that answers them (`None` once taken).
     pub fn take_asked_audits(&self) -> Option<mpsc::Receiver<AskedAudit>> {
-        self.inbox
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .take()
+        lock(&self.inbox).take()
+    }
+
+    /// A client asked for the analysis of game `id`: the analyses job queues it first.
+    pub fn analysis_asked(&self, id: Uuid) {
+        let mut asked = lock(&self.asked_analyses);
+        if asked.len() < ASKED_ANALYSES && !asked.contains(&id) {
+            asked.push(id);
+        }
+        drop(asked);
+        self.analyses.notify_one();
+    }
+
+    /// The games whose analysis was asked for since the last call, oldest ask first.
+    pub fn take_asked_analyses(&self) -> Vec<Uuid> {
+        std::mem::take(&mut *lock(&self.asked_analyses))
     }
 
     /// The audit of game `id`, computed now by the audit job unless it is stored; `None` while
     /// the game is not finished.
     async fn audit_now(&self, id: Uuid) -> Result<Option<AuditResult>, ServiceError> {
         let gone = || ServiceError::Internal("the audit job is gone".to_owned());
+        if lock(&self.inbox).is_some() {
+            return Err(ServiceError::Internal(
+                "no audit job runs on this instance".to_owned(),
+            ));
+        }
         let (reply, answer) = oneshot::channel();
         self.asked.send((id, reply)).await.map_err(|_| gone())?;
         answer.await.map_err(|_| gone())?
     }
+}
+
+/// A poisoned lock only means a holder panicked between two plain updates: keep going.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// The post-game reads of the API.

@@ -60,6 +60,10 @@ pub struct RankedRow {
     rated_games: i32,
 }
 
+/// The rating of account `$1` (value, deviation, games), read without a lock.
+const READ_RATING: &str =
+    "SELECT rating_value, rating_deviation, rated_games FROM accounts WHERE username = $1";
+
 /// Sets an account's rating: `$1` username, `$2` value, `$3` deviation, `$4` games, `$5`
 /// provisional.
 const SET_RATING: &str = "\
@@ -91,10 +95,14 @@ where
     bool: Bind<DB>,
     for<'r> (f64, f64, i32): FromRow<'r, DB::Row>,
 {
-    /// `account`'s rating now (a new account's when there is none), its row locked where the
-    /// dialect locks rows.
-    async fn rating_in(conn: &mut DB::Connection, account: &str) -> Result<Rating, StoreError> {
-        let row: Option<(f64, f64, i32)> = sqlx::query_as(DB::RATING_STATEMENTS.rating_of)
+    /// `account`'s rating now (a new account's when there is none), read by `statement`
+    /// ([`READ_RATING`], or the dialect's locking `rating_of`).
+    async fn rating_in(
+        conn: &mut DB::Connection,
+        statement: &'static str,
+        account: &str,
+    ) -> Result<Rating, StoreError> {
+        let row: Option<(f64, f64, i32)> = sqlx::query_as(statement)
             .bind(account)
             .fetch_optional(&mut *conn)
             .await?;
@@ -179,7 +187,7 @@ where
         let mut conn = self.pool.acquire().await?;
         let mut ratings = Vec::with_capacity(accounts.len());
         for account in accounts {
-            ratings.push(Self::rating_in(&mut conn, account).await?);
+            ratings.push(Self::rating_in(&mut conn, READ_RATING, account).await?);
         }
         Ok(ratings)
     }
@@ -199,7 +207,8 @@ where
         let mut accounts: Vec<&AccountRating> = rated.accounts.iter().collect();
         accounts.sort_unstable_by(|a, b| a.account.cmp(&b.account));
         for account in accounts {
-            if Self::rating_in(&mut tx, &account.account).await? != account.before {
+            let locking = DB::RATING_STATEMENTS.rating_of;
+            if Self::rating_in(&mut tx, locking, &account.account).await? != account.before {
                 return Err(StoreError::Conflict);
             }
         }
