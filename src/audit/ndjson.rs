@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::{AuditReport, Check, Finding, audit};
 use crate::engine::LoggedEvent;
 use crate::store::Entry;
-use crate::store::codec::entry_event;
+use crate::store::codec::logged_event;
 
 /// The export line of `entry`: its canonical JSON and a newline.
 pub fn line(entry: &Entry) -> String {
@@ -40,17 +40,7 @@ pub fn logged_events(text: &str) -> Result<Vec<LoggedEvent>, String> {
     {
         return Err(finding.message.clone());
     }
-    entries
-        .iter()
-        .map(|entry| {
-            let (event, at) = entry_event(entry)?;
-            Ok(LoggedEvent {
-                seq: entry.seq,
-                event,
-                at,
-            })
-        })
-        .collect()
+    entries.iter().map(logged_event).collect()
 }
 
 /// The entries of an exported log's lines, and the format findings about the lines.

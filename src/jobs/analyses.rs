@@ -26,7 +26,7 @@ use crate::jobs::audits::lower_priority;
 use crate::jobs::background::BackgroundStore;
 use crate::metrics::Activity;
 use crate::service::Services;
-use crate::store::codec::entry_event;
+use crate::store::codec::logged_event;
 use crate::store::{self, StoreError};
 
 /// Analyses that may wait for a thread at once; past it, the next pass finds the game again.
@@ -160,17 +160,7 @@ impl Thread {
         let Some(entries) = unanalysed.await? else {
             return Ok(());
         };
-        let log: Result<Vec<LoggedEvent>, String> = entries
-            .iter()
-            .map(|entry| {
-                let (event, at) = entry_event(entry)?;
-                Ok(LoggedEvent {
-                    seq: entry.seq,
-                    event,
-                    at,
-                })
-            })
-            .collect();
+        let log: Result<Vec<LoggedEvent>, String> = entries.iter().map(logged_event).collect();
         let mut pacer = Pacer::new(&self.activity);
         let analysis = log.map_err(StoreError::Corrupt).and_then(|log| {
             analyze_paced(&log, ANALYSIS_SAMPLES, || pacer.rest_if_busy())

@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::engine::{Event, Secrets, State, Timestamp, parse_deck};
+use crate::engine::{Event, LoggedEvent, Secrets, State, Timestamp, parse_deck};
 use crate::store::{
     Append, Entry, GameIdempotency, GameRecord, GameUpdate, Head, LobbyGame, NewEvent, NewGame,
     RawJson, Snapshot, StoreError,
@@ -30,6 +30,17 @@ pub fn new_events(events: &[Event], at: Timestamp) -> Vec<NewEvent> {
             }
         })
         .collect()
+}
+
+/// A stored entry as the engine's logged event (its seq, event and time); fails as
+/// [`entry_event`].
+pub fn logged_event(entry: &Entry) -> Result<LoggedEvent, String> {
+    let (event, at) = entry_event(entry)?;
+    Ok(LoggedEvent {
+        seq: entry.seq,
+        event,
+        at,
+    })
 }
 
 /// The engine event and time of a stored entry; fails naming the entry when it is not an event
