@@ -276,6 +276,7 @@ impl Tally {
             .map(|(&bot, &total)| SeatResult {
                 before: rating_of(bot),
                 total,
+                forfeit: false,
             })
             .collect();
         let after = ratings::rate(&seats);

@@ -83,38 +83,40 @@ impl Ratings {
     }
 
     /// Computes and stores the end of the rated game due first; answers whether there was one.
+    /// A game that rates nobody ([`ratings::rated_seats`]) is marked applied and changes nothing.
     async fn apply_first_due(&self) -> Result<bool, ServiceError> {
         let store = self.store.ratings();
         let Some(due) = store.first_due_rating().await? else {
             return Ok(false);
         };
-        let seats = ratings::rated_seats(&due.state);
-        let names: Vec<String> = seats.iter().map(|(name, _)| name.clone()).collect();
+        let seats = ratings::rated_seats(&due.state).unwrap_or_default();
+        let names: Vec<String> = seats.iter().map(|seat| seat.account.clone()).collect();
         let before = store.ratings_of(&names).await?;
         let results: Vec<SeatResult> = before
             .iter()
             .zip(&seats)
-            .map(|(before, (_, total))| SeatResult {
+            .map(|(before, seat)| SeatResult {
                 before: *before,
-                total: *total,
+                total: seat.total,
+                forfeit: seat.forfeit,
             })
             .collect();
         let after = ratings::rate(&results);
-        let mut accounts: Vec<AccountRating> = Vec::new();
-        for ((account, before), after) in names.into_iter().zip(before).zip(after) {
-            // A bot in several seats is kept once, as its first seat rates it.
-            if !account.is_empty() && accounts.iter().all(|kept| kept.account != account) {
-                accounts.push(AccountRating {
-                    account,
-                    before,
-                    after,
-                });
-            }
-        }
+        // The bots' ratings are anchors: they rate their opponents and stay as they are.
+        let accounts: Vec<AccountRating> = seats
+            .iter()
+            .zip(before)
+            .zip(after)
+            .filter(|((seat, _), _)| !seat.is_bot())
+            .map(|((seat, before), after)| AccountRating {
+                account: seat.account.clone(),
+                before,
+                after,
+            })
+            .collect();
         let at = self.clock.now();
         let events = accounts
             .iter()
-            .filter(|rated| !rated.account.starts_with(ratings::BOT_PREFIX))
             .map(|rated| {
                 let changed = AccountEvent::RatingChanged {
                     before: rated.before,
