@@ -56,6 +56,10 @@ pub struct Config {
     /// `GOLF_TURN_TIMEOUT_S`: the `turn_timeout_s` of games whose creator gives none (10 to
     /// 604800 seconds); unset: no timeout.
     pub turn_timeout_s: Option<u32>,
+    /// `GOLF_MATCH_TURN_TIMEOUT_S`: the `turn_timeout_s` of rated games and of the games of seeks
+    /// and challenges whose creator gives none, when `GOLF_TURN_TIMEOUT_S` is unset (10 minutes):
+    /// such games always have a clock, so that stalling cannot dodge a loss.
+    pub match_turn_timeout_s: u32,
     /// `GOLF_WAITING_EXPIRY_S`: how long a game may wait for players before it is cancelled.
     pub waiting_expiry: Duration,
     /// `GOLF_CHALLENGE_EXPIRY_S`: how long a challenge stays open for its answers (a day).
@@ -88,6 +92,10 @@ pub struct WebhookSettings {
     /// milliseconds, comma-separated; after the last, the delivery is given up.
     /// [`DEFAULT_WEBHOOK_RETRY_DELAYS`] unless set.
     pub retry_delays: Vec<Duration>,
+    /// `GOLF_WEBHOOK_PORTS`: the ports a webhook URL may name, comma-separated (443 alone
+    /// unless set), so that registrations cannot probe other services' ports. Any port where
+    /// private addresses are allowed.
+    pub ports: Vec<u16>,
 }
 
 /// The waits before each retry of a webhook delivery: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h.
@@ -106,6 +114,7 @@ impl Default for WebhookSettings {
         WebhookSettings {
             allow_private: false,
             retry_delays: DEFAULT_WEBHOOK_RETRY_DELAYS.to_vec(),
+            ports: vec![443],
         }
     }
 }
@@ -118,6 +127,10 @@ pub const DEFAULT_CHALLENGE_EXPIRY_S: u32 = 24 * 60 * 60;
 
 /// How long a seek waits for its match, unless `GOLF_SEEK_EXPIRY_S` says otherwise.
 pub const DEFAULT_SEEK_EXPIRY_S: u32 = 600;
+
+/// The turn timeout of rated, seek and challenge games, unless `GOLF_MATCH_TURN_TIMEOUT_S` or
+/// `GOLF_TURN_TIMEOUT_S` says otherwise: ten minutes.
+pub const DEFAULT_MATCH_TURN_TIMEOUT_S: u32 = 600;
 
 /// A variable that is set to a value the service cannot use.
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -147,7 +160,9 @@ impl Config {
         let db_max_connections = parse_number(&lookup, "GOLF_DB_MAX_CONNECTIONS", 10)?;
         let acquire_ms = parse_number(&lookup, "GOLF_DB_ACQUIRE_TIMEOUT_MS", 3000)?;
         let statement_ms = parse_number(&lookup, "GOLF_DB_STATEMENT_TIMEOUT_MS", 5000)?;
-        let turn_timeout_s = turn_timeout_s(&lookup)?;
+        let turn_timeout_s = turn_timeout_in(&lookup, "GOLF_TURN_TIMEOUT_S")?;
+        let match_turn_timeout_s = turn_timeout_in(&lookup, "GOLF_MATCH_TURN_TIMEOUT_S")?
+            .unwrap_or(DEFAULT_MATCH_TURN_TIMEOUT_S);
         let waiting_expiry_s =
             parse_number(&lookup, "GOLF_WAITING_EXPIRY_S", DEFAULT_WAITING_EXPIRY_S)?;
         let challenge_expiry_s = parse_number(
@@ -172,6 +187,7 @@ impl Config {
             db_acquire_timeout: Duration::from_millis(u64::from(acquire_ms)),
             db_statement_timeout: Duration::from_millis(u64::from(statement_ms)),
             turn_timeout_s,
+            match_turn_timeout_s,
             waiting_expiry: Duration::from_secs(u64::from(waiting_expiry_s)),
             challenge_expiry: Duration::from_secs(u64::from(challenge_expiry_s)),
             seek_expiry: Duration::from_secs(u64::from(seek_expiry_s)),
@@ -213,9 +229,25 @@ fn webhook_settings(
             })?
         }
     };
+    let var = "GOLF_WEBHOOK_PORTS";
+    let ports = match lookup(var) {
+        None => vec![443],
+        Some(value) => {
+            let ports: Option<Vec<u16>> = list(lookup, var)
+                .iter()
+                .map(|port| port.parse::<u16>().ok().filter(|&port| port > 0))
+                .collect();
+            ports.filter(|ports| !ports.is_empty()).ok_or(ConfigError {
+                var,
+                value,
+                expected: "ports, comma-separated, such as 443,8443",
+            })?
+        }
+    };
     Ok(WebhookSettings {
         allow_private,
         retry_delays,
+        ports,
     })
 }
 
@@ -264,15 +296,18 @@ fn log_filter(lookup: &impl Fn(&str) -> Option<String>) -> Result<String, Config
     Ok(filter)
 }
 
-/// `GOLF_TURN_TIMEOUT_S`: none unless set, and then within the rules' range.
-fn turn_timeout_s(lookup: &impl Fn(&str) -> Option<String>) -> Result<Option<u32>, ConfigError> {
-    let Some(value) = lookup("GOLF_TURN_TIMEOUT_S") else {
+/// The turn timeout of `var`: none unless set, and then within the rules' range.
+fn turn_timeout_in(
+    lookup: &impl Fn(&str) -> Option<String>,
+    var: &'static str,
+) -> Result<Option<u32>, ConfigError> {
+    let Some(value) = lookup(var) else {
         return Ok(None);
     };
     match value.parse::<i64>() {
         Ok(seconds) if TURN_TIMEOUT_S.contains(&seconds) => Ok(Some(seconds as u32)),
         _ => Err(ConfigError {
-            var: "GOLF_TURN_TIMEOUT_S",
+            var,
             value,
             expected: "a whole number of seconds from 10 to 604800",
         }),
@@ -371,9 +406,11 @@ mod tests {
         let config = config_with(&[
             ("GOLF_WEBHOOK_ALLOW_PRIVATE", "true"),
             ("GOLF_WEBHOOK_RETRY_DELAYS_MS", "100, 250"),
+            ("GOLF_WEBHOOK_PORTS", "443, 8443"),
         ])
         .unwrap();
         assert!(config.webhooks.allow_private);
+        assert_eq!(config.webhooks.ports, [443, 8443]);
         assert_eq!(
             config.webhooks.retry_delays,
             [Duration::from_millis(100), Duration::from_millis(250)]
@@ -382,6 +419,8 @@ mod tests {
             ("GOLF_WEBHOOK_ALLOW_PRIVATE", "yes"),
             ("GOLF_WEBHOOK_RETRY_DELAYS_MS", "5s"),
             ("GOLF_WEBHOOK_RETRY_DELAYS_MS", "-1"),
+            ("GOLF_WEBHOOK_PORTS", "0"),
+            ("GOLF_WEBHOOK_PORTS", "https"),
         ] {
             assert_eq!(config_with(&[(var, bad)]).unwrap_err().var, var, "{bad}");
         }

@@ -19,7 +19,7 @@ use crate::api::{self, AppState};
 use crate::config::Config;
 use crate::jobs::{JobSettings, Jobs};
 use crate::metrics::{Metrics, track_requests};
-use crate::service::accounts::webhook_client::{SharedResolver, SystemResolver};
+use crate::service::accounts::webhook_client::{AddressGuard, SharedResolver, SystemResolver};
 use crate::service::{Clock, Services, Settings, Webhooks};
 use crate::store::{self, EventStore};
 use crate::telemetry::RedactingRootSpan;
@@ -87,9 +87,13 @@ impl Application {
             clock,
             cached_games: config.cached_games,
             default_turn_timeout_s: config.turn_timeout_s,
+            match_turn_timeout_s: config.match_turn_timeout_s,
             webhooks: Arc::new(Webhooks::new(
                 resolver,
-                config.webhooks.allow_private,
+                AddressGuard {
+                    allow_private: config.webhooks.allow_private,
+                    ports: config.webhooks.ports.clone(),
+                },
                 config.webhooks.retry_delays.clone(),
             )),
             challenge_expiry: config.challenge_expiry,

@@ -8,7 +8,8 @@ use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use common::openapi::{assert_valid, spec};
-use common::{Backend, TestApp, TestDatabase, spawn_app, spawn_app_with};
+use common::{Backend, TestApp, TestDatabase, open_store, spawn_app, spawn_app_with};
+use golf_server::ratings::Rating;
 use golf_server::service::Clock;
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -86,12 +87,16 @@ async fn two_seeks_of_one_shape_make_a_game(backend: Backend) {
 }
 
 async fn other_shapes_and_ranges_keep_seeks_apart(backend: Backend) {
-    // Every account starts at 1500. Ada accepts 1400 to 1600; Bob's range leaves out Ada, so
-    // they wait side by side; Cleo, without a range, is matched with the oldest seek that
-    // admits her (Ada's); Dan's seek of other holes, and Eve's unrated one, match nothing.
+    // Every account starts at 1500 but Bob, at 1300. Ada accepts 1400 to 1600; Bob's range
+    // leaves out Ada, so they wait side by side; Cleo, without a range, is matched with the
+    // oldest seek that admits her (Ada's); Dan's seek of other holes, and Eve's unrated one,
+    // match nothing.
     let app = spawn_app(backend).await;
     let ada = app.sign_up("ada").await;
     let bob = app.sign_up("bob").await;
+    let store = open_store(&app.database.url).await;
+    let bob_rating = Rating::new(1300.0, 100.0, 20);
+    assert!(store.ratings().set_rating("bob", bob_rating).await.unwrap());
     let cleo = app.sign_up("cleo").await;
     let dan = app.sign_up("dan").await;
     let eve = app.sign_up("eve").await;

@@ -51,8 +51,8 @@ fn challenge_response(
         (status = 201, description = "The challenge, open", body = Challenge, headers(("Location" = String, description = "The challenge")), example = json!(challenge_example("open", None))),
         docs::BodyProblems,
         docs::Unauthorized,
-        (status = 409, description = "database_busy: another write held a row past the lock timeout (nothing was applied)", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "invalid_challenge, unknown_account, invalid_game_options", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "too_many_challenges: the author holds 20 open challenges, or 3 to one of the accounts; database_busy: another write held a row past the lock timeout (nothing was applied)", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "invalid_challenge, unknown_account, invalid_game_options: the options out of their ranges, or a turn_timeout_s of null (the game always has a clock)", body = Problem, content_type = "application/problem+json"),
         docs::RateLimited,
         docs::DatabaseFailures,
     )
@@ -224,7 +224,7 @@ pub async fn account_challenges(
         (status = 201, description = "The rematch's challenge", body = Challenge, headers(("Location" = String, description = "The challenge")), example = json!(challenge_example("open", None))),
         docs::Unauthorized,
         docs::NoSuchGame,
-        (status = 409, description = "not_finished: the game is still on; database_busy: another write held a row past the lock timeout (nothing was applied)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "not_finished: the game is still on; too_many_challenges: the author holds 20 open challenges, or 3 to one of the accounts; database_busy: another write held a row past the lock timeout (nothing was applied)", body = Problem, content_type = "application/problem+json"),
         docs::RateLimited,
         docs::DatabaseFailures,
     )

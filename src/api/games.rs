@@ -41,7 +41,9 @@ pub struct CreateGameBody {
     pub decks: Option<Vec<Vec<String>>>,
     /// Whether the game's end updates its seats' ratings (default false). A rated game's seats
     /// are taken only with account tokens or by the built-in bots (an anonymous join is 422
-    /// `account_required`), and it cannot have `decks` (422 `invalid_game_options`).
+    /// `account_required`), it cannot have `decks` (422 `invalid_game_options`), and it always
+    /// has a clock: `rules.turn_timeout_s` defaults to `GOLF_MATCH_TURN_TIMEOUT_S` (ten minutes)
+    /// and may not be null (422 `invalid_game_options`).
     #[serde(default)]
     pub rated: bool,
 }

@@ -252,6 +252,7 @@ impl From<ServiceError> for ApiError {
             ServiceError::AnalysisDisabled => ApiError::new("analysis_disabled", detail),
             ServiceError::ChallengeClosed(_) => ApiError::new("challenge_closed", detail),
             ServiceError::InvalidChallenge(_) => ApiError::new("invalid_challenge", detail),
+            ServiceError::TooManyChallenges(_) => ApiError::new("too_many_challenges", detail),
             ServiceError::AlreadySeeking => ApiError::new("already_seeking", detail),
             ServiceError::SeekClosed => ApiError::new("seek_closed", detail),
             ServiceError::InvalidSeek(_) => ApiError::new("invalid_seek", detail),

@@ -39,7 +39,7 @@ fn seek_example(status: &str) -> serde_json::Value {
         docs::BodyProblems,
         docs::Unauthorized,
         (status = 409, description = "already_seeking: the account waits in another seek; write_conflict; database_busy: another write held a row past the lock timeout (nothing was applied)", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "invalid_seek, invalid_game_options", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "invalid_seek, invalid_game_options: a rating_range that is not [lo, hi] admitting the account's own rating, a bots_after_s out of range, options out of their ranges, or a turn_timeout_s of null (the game always has a clock)", body = Problem, content_type = "application/problem+json"),
         docs::RateLimited,
         docs::DatabaseFailures,
     )

@@ -48,6 +48,9 @@ pub enum ServiceError {
     /// A challenge's list of accounts breaks its rules (1 to 3 distinct others, no bot).
     #[error("{0}")]
     InvalidChallenge(String),
+    /// The author holds as many open challenges as it may, in all or to one of the accounts.
+    #[error("{0}")]
+    TooManyChallenges(&'static str),
     /// The account already waits in a seek.
     #[error("This account already waits in a seek: cancel it, or wait for its match.")]
     AlreadySeeking,

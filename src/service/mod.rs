@@ -65,6 +65,9 @@ pub struct Settings {
     pub cached_games: usize,
     /// The turn timeout of new games whose creator sets none.
     pub default_turn_timeout_s: Option<u32>,
+    /// The turn timeout of rated, seek and challenge games when `default_turn_timeout_s` is
+    /// unset and their creator sets none.
+    pub match_turn_timeout_s: u32,
     /// How webhooks are registered and delivered.
     pub webhooks: Arc<Webhooks>,
     /// How long a challenge stays open for its answers.
@@ -76,13 +79,15 @@ pub struct Settings {
 }
 
 impl Default for Settings {
-    /// The system clock, [`DEFAULT_CACHED_GAMES`], no turn timeout, public webhooks without
+    /// The system clock, [`DEFAULT_CACHED_GAMES`], no turn timeout but for rated, seek and
+    /// challenge games (ten minutes), public webhooks without
     /// retries, a day for challenges, ten minutes for seeks, no analyses.
     fn default() -> Self {
         Settings {
             clock: Clock::system(),
             cached_games: DEFAULT_CACHED_GAMES,
             default_turn_timeout_s: None,
+            match_turn_timeout_s: crate::config::DEFAULT_MATCH_TURN_TIMEOUT_S,
             webhooks: Arc::default(),
             challenge_expiry: Duration::from_secs(24 * 60 * 60),
             seek_expiry: Duration::from_secs(600),

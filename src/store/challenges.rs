@@ -58,17 +58,27 @@ pub struct ChallengeAnswer {
     pub game: Option<SeatedGame>,
 }
 
+/// The open challenges one author may hold: in all, and to any one account.
+#[derive(Debug, Clone, Copy)]
+pub struct ChallengeCaps {
+    pub open: i64,
+    pub open_to_one: i64,
+}
+
 /// Challenges, in the same database as the games and accounts.
 #[async_trait]
 pub trait ChallengeStore: Send + Sync {
     /// Stores `challenge` (created `open`, or `accepted` with `game` when no one is left to
-    /// ask), with the account events it gives, and `game` if given, in one transaction.
+    /// ask), with the account events it gives, and `game` if given, in one transaction; answers
+    /// false, storing nothing, when its author would hold more open challenges than `caps`
+    /// allows (counted under a lock on the author, so concurrent creations cannot pass it).
     async fn create_challenge(
         &self,
         challenge: ChallengeRecord,
         notices: Vec<NewAccountEvent>,
         game: Option<SeatedGame>,
-    ) -> Result<(), StoreError>;
+        caps: ChallengeCaps,
+    ) -> Result<bool, StoreError>;
 
     /// The challenge `id`, if any.
     async fn load_challenge(&self, id: Uuid) -> Result<Option<ChallengeRecord>, StoreError>;

@@ -72,7 +72,7 @@ pub use accounts::{
     NewAccount, NewAccountEvent,
 };
 pub use chain::{ChainError, verify_chain};
-pub use challenges::{ChallengeAnswer, ChallengeRecord, ChallengeStore, SeatedGame};
+pub use challenges::{ChallengeAnswer, ChallengeCaps, ChallengeRecord, ChallengeStore, SeatedGame};
 pub use error::StoreError;
 pub use notify::{Changes, OwnAppend, Subscription, Wake};
 pub use ratings::{
@@ -388,7 +388,8 @@ pub trait EventStore: Send + Sync {
     /// same log always gives the same analysis).
     async fn record_analysis(&self, id: Uuid, analysis: &str) -> Result<(), StoreError>;
 
-    /// Up to `limit` finished games with no stored analysis, in id order.
+    /// Up to `limit` finished games with no stored analysis, fair between their hosts: each
+    /// host's newest first, then each host's second newest, and so on.
     async fn unanalysed_games(&self, limit: i64) -> Result<Vec<Uuid>, StoreError>;
 
     /// Up to `limit` finished games with no stored audit, in id order.

@@ -71,9 +71,9 @@ pub trait Backend: Database<Arguments: IntoArguments<Self>> {
     /// The statements on ratings in this backend's dialect.
     const RATING_STATEMENTS: RatingStatements;
 
-    /// The statement that locks a pool of seeks (`$1`, its text) until the transaction ends, if
-    /// a write transaction does not already exclude every other writer.
-    const SEEK_POOL_LOCK: Option<&'static str>;
+    /// The statement that locks a key (`$1`: a pool of seeks, an author's challenges) until the
+    /// transaction ends, if a write transaction does not already exclude every other writer.
+    const KEY_LOCK: Option<&'static str>;
 
     /// Whether the database itself announces appends to every instance on commit (PostgreSQL's
     /// `NOTIFY`); otherwise the store wakes its own hub after each commit.

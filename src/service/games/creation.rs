@@ -100,15 +100,22 @@ impl Games {
     }
 
     /// The game that `request` asks for: its row, the answer to its creator, and its first
-    /// entries.
+    /// entries. A rated game always has a clock ([`Games::match_rules`]).
     fn new_game(
         &self,
         request: &NewGameRequest,
     ) -> Result<(NewGame, CreatedGame, Vec<NewEvent>), ServiceError> {
+        let rules = match request.rated {
+            true => {
+                let (seats, _) = engine::check_game_size(request.seats, request.holes)?;
+                RulesInput::from(self.match_rules(&request.rules, seats)?)
+            }
+            false => request.rules.clone(),
+        };
         let shape = Shape {
             seats: request.seats,
             holes: request.holes,
-            rules: request.rules.clone(),
+            rules,
             turn_timeout_s: self.default_turn_timeout_s,
             rated: request.rated,
         };

@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 use uuid::Uuid;
 
-use crate::engine::{State, Timestamp};
+use crate::engine::{RuleError, Rules, RulesInput, State, Timestamp};
 use crate::metrics::GameMetrics;
 use crate::service::batches::Batches;
 use crate::service::{Accounts, Clock, GameEnds, ServiceError, Settings};
@@ -44,6 +44,7 @@ pub struct Games {
     accounts: Accounts,
     ends: Arc<GameEnds>,
     default_turn_timeout_s: Option<u32>,
+    match_turn_timeout_s: u32,
     cache: Arc<StateCache>,
     versions: Arc<Batches<VersionRead>>,
     commits: Arc<Batches<GroupCommit>>,
@@ -82,6 +83,7 @@ impl Games {
             accounts,
             ends,
             default_turn_timeout_s: settings.default_turn_timeout_s,
+            match_turn_timeout_s: settings.match_turn_timeout_s,
             cache: Arc::new(StateCache::new(settings.cached_games)),
             shared_reads: Arc::default(),
         }
@@ -114,9 +116,35 @@ impl Games {
         Ok((record, state))
     }
 
-    /// The turn timeout of a new game whose creator sets none.
-    pub fn default_turn_timeout_s(&self) -> Option<u32> {
+    /// The turn timeout of a rated, seek or challenge game whose creator sets none.
+    fn match_turn_timeout_s(&self) -> u32 {
         self.default_turn_timeout_s
+            .unwrap_or(self.match_turn_timeout_s)
+    }
+
+    /// The rules of a rated, seek or challenge game of `seats` asked as `rules`: such a game
+    /// always has a clock, or the losing side could stall it forever and dodge the loss, so a
+    /// `turn_timeout_s` of null is refused (422 `invalid_game_options`).
+    pub fn match_rules(&self, rules: &RulesInput, seats: u8) -> Result<Rules, ServiceError> {
+        let rules = rules.resolve_with(seats, Some(self.match_turn_timeout_s()))?;
+        if rules.turn_timeout_s.is_none() {
+            return Err(RuleError::InvalidGameOptions(
+                "a rated game, and the game of a seek or a challenge, has a turn timeout: leave \
+                 out rules.turn_timeout_s, or give a number of seconds"
+                    .to_owned(),
+            )
+            .into());
+        }
+        Ok(rules)
+    }
+
+    /// `rules` with a clock: the match turn timeout where they had none (a rematch of a game
+    /// created before every rated game had one).
+    pub fn clocked(&self, rules: Rules) -> Rules {
+        Rules {
+            turn_timeout_s: rules.turn_timeout_s.or(Some(self.match_turn_timeout_s())),
+            ..rules
+        }
     }
 
     /// The time of an entry written now.

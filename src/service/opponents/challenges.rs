@@ -19,7 +19,7 @@ use crate::service::accounts::Username;
 use crate::service::accounts::events::AccountEvent;
 use crate::service::retry;
 use crate::service::{Games, ServiceError};
-use crate::store::{AccountRecord, ChallengeAnswer, ChallengeRecord, SeatedGame};
+use crate::store::{AccountRecord, ChallengeAnswer, ChallengeCaps, ChallengeRecord, SeatedGame};
 
 /// The challenges and rematches.
 #[derive(Clone)]
@@ -38,6 +38,14 @@ impl Challenges {
 
 /// Open challenges one account lists at most.
 const LISTED: i64 = 100;
+
+/// The open challenges one author may hold, in all and to any one account: enough for anyone
+/// looking for a game, too few to bury another author's challenge or to flood an account's
+/// events and webhook.
+const CAPS: ChallengeCaps = ChallengeCaps {
+    open: 20,
+    open_to_one: 3,
+};
 
 /// `POST /v1/challenges`: a game offered to 1 to 3 accounts.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -108,9 +116,7 @@ impl Challenges {
         let invitees = self.invitees(&author.username, &request.to).await?;
         let seats = 1 + invitees.len() as i64;
         let (seats, holes) = engine::check_game_size(seats, request.holes)?;
-        let rules = request
-            .rules
-            .resolve_with(seats, self.games.default_turn_timeout_s())?;
+        let rules = self.games.match_rules(&request.rules, seats)?;
         let record = self.new_challenge(&author, invitees, (holes, rules, request.rated), vec![]);
         self.store_challenge(record, None).await
     }
@@ -144,7 +150,11 @@ impl Challenges {
                 (None, None) => {}
             }
         }
-        let settings = (i32::from(state.holes), state.rules, state.rated);
+        let settings = (
+            i32::from(state.holes),
+            self.games.clocked(state.rules),
+            state.rated,
+        );
         let mut record = self.new_challenge(&author, invitees, settings, bots);
         let game = match record.invitees.is_empty() {
             true => {
@@ -335,9 +345,15 @@ impl Challenges {
             .collect();
         let challenges = self.games.store().challenges();
         let started = game.is_some();
-        challenges
-            .create_challenge(record.clone(), notices, game)
+        let stored = challenges
+            .create_challenge(record.clone(), notices, game, CAPS)
             .await?;
+        if !stored {
+            return Err(ServiceError::TooManyChallenges(
+                "An account holds at most 20 open challenges, and 3 to any one account: cancel \
+                 one, or wait for its answer or its expiry.",
+            ));
+        }
         if started {
             self.games.count_created();
         }

@@ -12,6 +12,9 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
+use utoipa::openapi::schema::{
+    Array, ArrayBuilder, KnownFormat, ObjectBuilder, SchemaFormat, SchemaType, Type,
+};
 use uuid::Uuid;
 
 use crate::engine::{self, BotKind, PlayerName, Rules, RulesInput, Timestamp};
@@ -36,7 +39,8 @@ impl Seeks {
     }
 }
 
-/// Waiting seeks of its pool a new seek is matched against at most, oldest first.
+/// Waiting seeks of its pool a new seek is matched against at most, oldest first, among those
+/// whose ranges and ratings admit it both ways (the others are never read).
 const CANDIDATES: i64 = 200;
 
 /// The shortest and longest wait before bots, in seconds.
@@ -65,9 +69,9 @@ pub struct NewSeekRequest {
     /// Whether the game is rated (default false).
     #[serde(default)]
     pub rated: bool,
-    /// `[lo, hi]`: the opponents' ratings this seek accepts (each opponent's range must accept
-    /// this account's rating too). Absent or null: any.
+    /// See [`rating_range_schema`].
     #[serde(default)]
+    #[schema(schema_with = rating_range_schema)]
     pub rating_range: Option<[f64; 2]>,
     /// Seconds after which the free seats go to the greedy bot, 5 to 600; absent or null:
     /// never.
@@ -78,6 +82,25 @@ pub struct NewSeekRequest {
 
 fn default_seats() -> i64 {
     2
+}
+
+/// `CreateSeekBody.rating_range`: null, or exactly two numbers (a derived schema would take any
+/// number of them).
+fn rating_range_schema() -> Array {
+    let number = ObjectBuilder::new()
+        .schema_type(Type::Number)
+        .format(Some(SchemaFormat::KnownFormat(KnownFormat::Double)));
+    ArrayBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::Array, Type::Null]))
+        .items(number)
+        .min_items(Some(2))
+        .max_items(Some(2))
+        .description(Some(
+            "`[lo, hi]`: the opponents' ratings this seek accepts, lo at most hi, admitting the \
+             account's own rating (each opponent's range must accept this account's rating \
+             too). Absent or null: any.",
+        ))
+        .build()
 }
 
 /// A seek as its account reads it.
@@ -115,10 +138,8 @@ impl Seeks {
     ) -> Result<Seek, ServiceError> {
         let account = self.games.accounts().account_of(token).await?;
         let (seats, holes) = engine::check_game_size(request.seats, request.holes)?;
-        let rules = request
-            .rules
-            .resolve_with(seats, self.games.default_turn_timeout_s())?;
-        let range = check_range(request.rating_range)?;
+        let rules = self.games.match_rules(&request.rules, seats)?;
+        let range = check_range(request.rating_range, account.rating.value)?;
         let bots_after_s = check_bots_after(request.bots_after_s)?;
         let account = &account;
         let placed = retry::on_conflict(|| async move {
@@ -366,14 +387,20 @@ fn pool_of(seats: i32, holes: i32, rules: &Rules, rated: bool) -> String {
     format!("{seats}/{holes}/{rated}/{rules}")
 }
 
-/// A rating range as given: two finite numbers, the first at most the second.
-fn check_range(range: Option<[f64; 2]>) -> Result<Option<(f64, f64)>, ServiceError> {
+/// A rating range as given: two finite numbers, the first at most the second, that admit the
+/// seeker's own `rating` (a range that admits nobody like the seeker would only hold a place in
+/// the pool).
+fn check_range(range: Option<[f64; 2]>, rating: f64) -> Result<Option<(f64, f64)>, ServiceError> {
     match range {
         None => Ok(None),
-        Some([lo, hi]) if lo.is_finite() && hi.is_finite() && lo <= hi => Ok(Some((lo, hi))),
-        Some(_) => Err(ServiceError::InvalidSeek(
-            "rating_range is [lo, hi], two numbers with lo at most hi.",
+        Some([lo, hi]) if !(lo.is_finite() && hi.is_finite() && lo <= hi) => Err(
+            ServiceError::InvalidSeek("rating_range is [lo, hi], two numbers with lo at most hi."),
+        ),
+        Some([lo, hi]) if !(lo <= rating && rating <= hi) => Err(ServiceError::InvalidSeek(
+            "rating_range must admit your own rating: opponents are matched only when each \
+             admits the other.",
         )),
+        Some([lo, hi]) => Ok(Some((lo, hi))),
     }
 }
 

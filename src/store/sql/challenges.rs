@@ -11,7 +11,9 @@ use uuid::Uuid;
 use super::{Backend, Bind, SqlStore};
 use crate::engine::{Rules, Timestamp};
 use crate::store::accounts::{NewAccountEvent, wake_key};
-use crate::store::challenges::{ChallengeAnswer, ChallengeRecord, ChallengeStore, SeatedGame};
+use crate::store::challenges::{
+    ChallengeAnswer, ChallengeCaps, ChallengeRecord, ChallengeStore, SeatedGame,
+};
 use crate::store::{RawJson, StoreError};
 
 /// The columns of a challenge, as [`ChallengeRow`] reads them.
@@ -78,6 +80,49 @@ where
         .await?)
     }
 
+    /// Whether `challenge`'s author, once it is stored, holds no more open challenges than
+    /// `caps` allows, counted under the lock of the author's challenges (expired ones that no
+    /// sweep has marked yet do not count).
+    async fn under_caps(
+        conn: &mut DB::Connection,
+        challenge: &ChallengeRecord,
+        caps: ChallengeCaps,
+    ) -> Result<bool, StoreError> {
+        let author = challenge.author.as_str();
+        if let Some(lock) = DB::KEY_LOCK {
+            let key = format!("challenges of {author}");
+            sqlx::query(lock).bind(key).execute(&mut *conn).await?;
+        }
+        let (open,): (i64,) = sqlx::query_as(
+            "SELECT count(*) FROM challenges \
+             WHERE author = $1 AND status = 'open' AND expires_at > $2",
+        )
+        .bind(author)
+        .bind(challenge.created_at.as_str())
+        .fetch_one(&mut *conn)
+        .await?;
+        if open >= caps.open {
+            return Ok(false);
+        }
+        for (invitee, _) in &challenge.invitees {
+            let (to_one,): (i64,) = sqlx::query_as(
+                "SELECT count(*) FROM challenges AS c \
+                 JOIN challenge_invitees AS i ON i.challenge_id = c.id \
+                 WHERE c.author = $1 AND c.status = 'open' AND c.expires_at > $2 \
+                     AND i.account = $3",
+            )
+            .bind(author)
+            .bind(challenge.created_at.as_str())
+            .bind(invitee.as_str())
+            .fetch_one(&mut *conn)
+            .await?;
+            if to_one >= caps.open_to_one {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
     /// After a commit: wakes this instance's streams of the accounts of `notices` and of the
     /// game created, unless the database announced them itself.
     pub(super) fn announce_all(&self, notices: &[NewAccountEvent], game: Option<&SeatedGame>) {
@@ -119,8 +164,12 @@ where
         challenge: ChallengeRecord,
         notices: Vec<NewAccountEvent>,
         game: Option<SeatedGame>,
-    ) -> Result<(), StoreError> {
+        caps: ChallengeCaps,
+    ) -> Result<bool, StoreError> {
         let mut tx = DB::begin_write(&self.pool).await?;
+        if challenge.status == "open" && !Self::under_caps(&mut tx, &challenge, caps).await? {
+            return Ok(false);
+        }
         if let Some(seated) = &game {
             let events = seated.events.clone();
             Self::write_new_game(&mut tx, &seated.game, events, &seated.update).await?;
@@ -158,7 +207,7 @@ where
         Self::insert_notices(&mut tx, &notices, None).await?;
         tx.commit().await?;
         self.announce_all(&notices, game.as_ref());
-        Ok(())
+        Ok(true)
     }
 
     async fn load_challenge(&self, id: Uuid) -> Result<Option<ChallengeRecord>, StoreError> {

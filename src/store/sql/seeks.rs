@@ -1,5 +1,5 @@
 //! [`SeekStore`] on both backends: its statements read the same in both dialects but for the
-//! lock on a pool ([`Backend::SEEK_POOL_LOCK`]): PostgreSQL takes an advisory lock per pool for
+//! lock on a pool ([`Backend::KEY_LOCK`]): PostgreSQL takes an advisory lock per pool for
 //! the transaction, SQLite already holds the database's write lock.
 
 use async_trait::async_trait;
@@ -84,7 +84,7 @@ where
     /// Holds the lock of `pool` until the transaction ends (PostgreSQL; SQLite's write lock is
     /// already held).
     async fn lock_pool(conn: &mut DB::Connection, pool: &str) -> Result<(), StoreError> {
-        if let Some(lock) = DB::SEEK_POOL_LOCK {
+        if let Some(lock) = DB::KEY_LOCK {
             sqlx::query(lock).bind(pool).execute(conn).await?;
         }
         Ok(())
@@ -186,22 +186,29 @@ where
         .execute(&mut *tx)
         .await?;
         Self::lock_pool(&mut tx, &seek.pool).await?;
-        // The order of seeks_waiting_by_pool, read as it is; the few seeks past their expiry that
-        // no sweep has marked yet are left out here.
+        // Only the seeks that admit the new one and that it admits are read, oldest first, so
+        // that seeks whose ranges admit nobody cannot fill the candidates (seeks_waiting_by_pool
+        // or, for a narrow range, seeks_waiting_by_rating); seeks past their expiry that no sweep
+        // has marked yet are left out.
         let statement = format!(
-            "SELECT {SEEK_COLUMNS} FROM seeks WHERE pool = $1 AND status = 'waiting' \
+            "SELECT {SEEK_COLUMNS} FROM seeks \
+             WHERE pool = $1 AND status = 'waiting' AND account <> $3 AND expires_at > $4 \
+                 AND (range_lo IS NULL OR (range_lo <= $5 AND $5 <= range_hi)) \
+                 AND rating >= $6 AND rating <= $7 \
              ORDER BY created_at, id LIMIT $2"
         );
+        let (lo, hi) = seek.range.unwrap_or((f64::MIN, f64::MAX));
         let waiting: Vec<SeekRow> = sqlx::query_as(sqlx::AssertSqlSafe(statement))
             .bind(seek.pool.as_str())
             .bind(candidates)
+            .bind(seek.account.as_str())
+            .bind(seek.created_at.as_str())
+            .bind(seek.rating)
+            .bind(lo)
+            .bind(hi)
             .fetch_all(&mut *tx)
             .await?;
-        let waiting: Vec<SeekRecord> = waiting
-            .into_iter()
-            .map(SeekRecord::from)
-            .filter(|waiting| waiting.expires_at > seek.created_at)
-            .collect();
+        let waiting: Vec<SeekRecord> = waiting.into_iter().map(SeekRecord::from).collect();
         let mut placed = seek;
         let Some(found) = matcher(&placed, &waiting)? else {
             Self::insert_seek(&mut tx, &placed).await?;
