@@ -171,6 +171,25 @@ pub struct RatingChangedEvent {
     pub after: Rating,
 }
 
+/// The account's webhook was disabled (its receiver answered 410, or failed every attempt for a
+/// day): deliveries stop until the webhook is registered again. Delivered to the event page and
+/// streams, and not to the disabled webhook.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WebhookDisabledEvent {
+    pub id: i64,
+    pub at: String,
+    /// `webhook_disabled`.
+    #[serde(rename = "type")]
+    #[schema(schema_with = webhook_disabled_type)]
+    pub kind: String,
+    /// Always null.
+    pub game_id: Option<Uuid>,
+    /// `gone` (the receiver answered 410) or `failing` (every attempt failed for a day).
+    pub reason: String,
+    /// Since when every attempt had failed.
+    pub failing_since: Option<String>,
+}
+
 /// A game's id, as the examples show it.
 const GAME_EXAMPLE: &str = "3f1c2b4a-5d6e-4f70-8a9b-0c1d2e3f4a5b";
 
@@ -222,6 +241,10 @@ fn rating_changed_type() -> utoipa::openapi::Object {
     type_is("rating_changed")
 }
 
+fn webhook_disabled_type() -> utoipa::openapi::Object {
+    type_is("webhook_disabled")
+}
+
 /// The games of the token's account, by the time of their last entry, newest first.
 #[utoipa::path(
     tag = "accounts",
@@ -229,7 +252,7 @@ fn rating_changed_type() -> utoipa::openapi::Object {
     security(("bearer" = [])),
     responses(
         (status = 200, description = "A page of the account's games", body = AccountGamesPage, example = json!(games_page_example())),
-        (status = 400, description = "malformed_request: a parameter or the cursor does not parse", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "malformed_request: a parameter or the cursor does not parse, or turn=mine with status=finished", body = Problem, content_type = "application/problem+json"),
         docs::Unauthorized,
         (status = 422, description = "out_of_range: a limit that is not 1 to 100", body = Problem, content_type = "application/problem+json"),
         docs::DatabaseFailures,

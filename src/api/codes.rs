@@ -164,6 +164,12 @@ pub const CODES: &[ProblemCode] = &[
         Reload,
     ),
     code(
+        "too_many_challenges",
+        409,
+        "The author holds as many open challenges as it may: 20 in all, 3 to any one account.",
+        Reload,
+    ),
+    code(
         "challenge_closed",
         409,
         "The challenge is no longer open (accepted, declined, cancelled or expired), or the \
@@ -265,9 +271,9 @@ pub const CODES: &[ProblemCode] = &[
     code(
         "invalid_webhook_url",
         422,
-        "A webhook URL is not https, does not resolve, or resolves to an address deliveries may \
-         not reach (loopback, private, link-local, CGNAT, multicast, unspecified, unique-local, \
-         or an IPv4-mapped form of these).",
+        "A webhook URL is not https on an allowed port (443 unless `GOLF_WEBHOOK_PORTS` lists \
+         more), does not resolve, or resolves to an address deliveries may not reach (any block \
+         IANA does not call globally reachable); one refusal says all of this, never which.",
         FixRequest,
     ),
     code(

@@ -99,6 +99,7 @@ pub struct AppState {
         account_games::GameEndedEvent, account_games::ChallengeReceivedEvent,
         account_games::ChallengeAnsweredEvent, account_games::SeekMatchedEvent,
         account_games::RatingChangedEvent,
+        account_games::WebhookDisabledEvent,
     )),
     modifiers(&BearerAuth),
     tags(

@@ -334,7 +334,7 @@ pub fn name_unions(spec: &mut OpenApi) {
 }
 
 /// The schemas of an account's events, each with its `type`, as the union `AccountEvent`.
-pub const ACCOUNT_EVENTS: [(&str, &str); 7] = [
+pub const ACCOUNT_EVENTS: [(&str, &str); 8] = [
     ("game_started", "GameStartedEvent"),
     ("your_turn", "YourTurnEvent"),
     ("game_ended", "GameEndedEvent"),
@@ -342,6 +342,7 @@ pub const ACCOUNT_EVENTS: [(&str, &str); 7] = [
     ("challenge_answered", "ChallengeAnsweredEvent"),
     ("seek_matched", "SeekMatchedEvent"),
     ("rating_changed", "RatingChangedEvent"),
+    ("webhook_disabled", "WebhookDisabledEvent"),
 ];
 
 /// `AccountEvent`: a `oneOf` of [`ACCOUNT_EVENTS`] with a `discriminator` on `type`.

@@ -7,6 +7,7 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::api::http::{bearer, parse_body, private, read_body};
+use crate::api::limits::WriteAdmitted;
 use crate::api::problem::{ApiError, Problem};
 use crate::api::{AppState, docs};
 use crate::service::accounts::webhooks::{
@@ -37,12 +38,14 @@ pub struct DeliveriesQuery {
         docs::Unauthorized,
         docs::BodyProblems,
         (status = 409, description = "database_busy: another write held the webhook past the lock timeout (nothing was applied)", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "invalid_webhook_url: not https, or resolving to an address deliveries may not reach; out_of_range: an empty events", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "invalid_webhook_url: not https on an allowed port at a public name or address (one refusal for every such reason, which says nothing of the network); out_of_range: an empty events", body = Problem, content_type = "application/problem+json"),
+        docs::RateLimited,
         docs::DatabaseFailures,
     )
 )]
 #[put("/v1/account/webhook")]
 pub async fn put_webhook(
+    _: WriteAdmitted,
     state: Data<AppState>,
     request: HttpRequest,
     body: Result<Bytes, actix_web::Error>,

@@ -18,6 +18,10 @@ pub struct HttpSettings {
     /// a client may make per minute (and at once); [`DEFAULT_EXPENSIVE_READS_PER_MIN`] unless
     /// set, `None` (set to 0) for no limit.
     pub expensive_reads_per_min: Option<u32>,
+    /// `GOLF_MAX_EXPERT_SEATS_PER_MIN`: the expert bots a client may seat per minute (and at
+    /// once), each of which plays with the most CPU; [`DEFAULT_EXPERT_SEATS_PER_MIN`] unless set,
+    /// `None` (set to 0) for no limit.
+    pub expert_seats_per_min: Option<u32>,
     /// `GOLF_MAX_STREAMS_PER_CLIENT`: live streams one client address may hold open at once.
     pub max_streams_per_client: u32,
     /// `GOLF_TRUSTED_PROXIES`: the proxies whose forwarding header names the client.
@@ -38,6 +42,7 @@ impl Default for HttpSettings {
         HttpSettings {
             writes_per_min: Some(DEFAULT_WRITES_PER_MIN),
             expensive_reads_per_min: Some(DEFAULT_EXPENSIVE_READS_PER_MIN),
+            expert_seats_per_min: Some(DEFAULT_EXPERT_SEATS_PER_MIN),
             max_streams_per_client: DEFAULT_MAX_STREAMS_PER_CLIENT,
             trusted_proxies: Vec::new(),
             client_ip_header: ClientIpHeader::XForwardedFor,
@@ -58,6 +63,11 @@ pub const DEFAULT_WRITES_PER_MIN: u32 = 60;
 /// passed (a few dozen a second while it moves), which a burst of 600 covers many times over; a
 /// script pulling them in a loop is held to ten a second.
 pub const DEFAULT_EXPENSIVE_READS_PER_MIN: u32 = 600;
+
+/// Expert bots a client may seat a minute by default: a player filling a table with them takes
+/// three; a script seating them in a loop would keep the blocking pool, shared by every client,
+/// busy with its games alone.
+pub const DEFAULT_EXPERT_SEATS_PER_MIN: u32 = 6;
 
 /// Open streams a client address may hold by default: a household or an office behind one
 /// address watches a few dozen games at most.
@@ -133,6 +143,11 @@ pub(super) fn http_settings(
         "GOLF_READ_RATE_LIMIT_PER_MIN",
         DEFAULT_EXPENSIVE_READS_PER_MIN,
     )?;
+    let expert_seats_per_min = per_minute(
+        lookup,
+        "GOLF_MAX_EXPERT_SEATS_PER_MIN",
+        DEFAULT_EXPERT_SEATS_PER_MIN,
+    )?;
     let max_streams_per_client = parse_number(
         lookup,
         "GOLF_MAX_STREAMS_PER_CLIENT",
@@ -163,6 +178,7 @@ pub(super) fn http_settings(
     Ok(HttpSettings {
         writes_per_min,
         expensive_reads_per_min,
+        expert_seats_per_min,
         max_streams_per_client,
         trusted_proxies,
         client_ip_header,

@@ -1,6 +1,11 @@
 //! The delivery of webhooks: a task in every instance that turns new account events into
 //! deliveries, claims the deliveries due, makes each attempt and records it.
 //!
+//! Fair between accounts: up to [`IN_FLIGHT`] attempts run at once, each of a different account
+//! (the store never claims a second delivery of an account with one in flight), and a free place
+//! is filled as soon as an attempt ends. A receiver that takes its whole 5 s holds one place, not
+//! the others' turns; one that failed every attempt for a day is disabled.
+//!
 //! Nothing of it is on the path of a move: the append stores the account event as before, and
 //! this task finds it past the webhook's place in the events (`store::webhooks`). It sleeps on
 //! the store's wake-up hub under the keys of the accounts with a webhook (the same wake-up as
@@ -11,12 +16,14 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures_util::future::{join_all, select_all};
+use futures_util::StreamExt;
+use futures_util::future::select_all;
+use futures_util::stream::FuturesUnordered;
 use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::engine::Timestamp;
-use crate::service::accounts::events::shown;
+use crate::service::accounts::events::{AccountEvent, shown};
 use crate::service::accounts::webhook_client::{DELIVERY_TIMEOUT, Delivery, Outcome};
 use crate::service::{Clock, Services, Webhooks};
 use crate::store::accounts::{ACCOUNT_EVENTS_TTL, wake_key};
@@ -29,8 +36,15 @@ const POLL: Duration = Duration::from_secs(5);
 /// Webhooks whose new events one pass enqueues at most (the rest wait for the next pass).
 const HOOKS_PER_PASS: i64 = 100;
 
-/// Deliveries claimed, and attempted at once, at a time.
-const CLAIMS_AT_ONCE: i64 = 16;
+/// Attempts made at once, each of a different account.
+const IN_FLIGHT: usize = 16;
+
+/// How soon to look again for deliveries due when those due belong to accounts with an attempt
+/// in flight (whose end wakes the worker sooner).
+const RECHECK: Duration = Duration::from_millis(250);
+
+/// How long a webhook may fail every attempt before it is disabled.
+const FAILING_FOR: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// How long a claim holds a delivery: an attempt and its record take well under it; a claim
 /// lost with its instance is taken up again after it.
@@ -64,6 +78,7 @@ impl Deliveries {
     pub async fn run(self) {
         let mut listening: HashMap<String, Subscription> = HashMap::new();
         let mut next_purge = Instant::now();
+        let mut in_flight = FuturesUnordered::new();
         loop {
             if let Err(error) = self.listen_to_webhook_accounts(&mut listening).await {
                 tracing::warn!(%error, "cannot read the accounts with a webhook");
@@ -72,14 +87,25 @@ impl Deliveries {
                 next_purge = Instant::now() + PURGE_EVERY;
                 self.purge_webhook_attempts().await;
             }
-            let wait = match self.delivery_pass().await {
-                Ok(wait) => wait,
+            let free = IN_FLIGHT - in_flight.len();
+            let wait = match self.delivery_pass(free).await {
+                Ok((claimed, lease, wait)) => {
+                    for delivery in claimed {
+                        in_flight.push(self.attempt_delivery(delivery, lease));
+                    }
+                    wait
+                }
                 Err(error) => {
                     tracing::warn!(%error, "webhook deliveries failed to run");
                     POLL
                 }
             };
             tokio::select! {
+                Some(recorded) = in_flight.next(), if !in_flight.is_empty() => {
+                    if let Err(error) = recorded {
+                        tracing::warn!(%error, "a webhook attempt could not be recorded");
+                    }
+                }
                 _ = any_change(&mut listening) => {}
                 _ = self.webhooks.registered.notified() => {}
                 _ = tokio::time::sleep(wait) => {}
@@ -103,36 +129,31 @@ impl Deliveries {
         Ok(())
     }
 
-    /// Enqueues the new events, then attempts every delivery due; answers how long to sleep
-    /// until the next is due (at most [`POLL`]).
-    async fn delivery_pass(&self) -> Result<Duration, StoreError> {
+    /// Enqueues the new events, then claims up to `free` deliveries due (under one lease);
+    /// answers them and how long to sleep before looking again (at most [`POLL`]).
+    async fn delivery_pass(
+        &self,
+        free: usize,
+    ) -> Result<(Vec<ClaimedDelivery>, Uuid, Duration), StoreError> {
         let webhooks = self.store.webhooks();
         webhooks
             .enqueue_deliveries(self.now(), HOOKS_PER_PASS)
             .await?;
-        loop {
-            let now = self.now();
-            match webhooks.next_delivery_due().await? {
-                Some(due) if due <= now => {}
-                Some(due) => return Ok(until(now, due).min(POLL)),
-                None => return Ok(POLL),
-            }
-            let lease = Uuid::new_v4();
-            let until = Timestamp(now.0 + LEASE.as_micros() as i64);
-            let claimed = webhooks
-                .claim_deliveries(now, until, lease, CLAIMS_AT_ONCE)
-                .await?;
-            if claimed.is_empty() {
-                // Another instance claimed them first.
-                return Ok(POLL);
-            }
-            let attempts = claimed
-                .into_iter()
-                .map(|delivery| self.attempt_delivery(delivery, lease));
-            for recorded in join_all(attempts).await {
-                recorded?;
-            }
+        let lease = Uuid::new_v4();
+        let now = self.now();
+        let wait = match webhooks.next_delivery_due().await? {
+            Some(due) if due <= now => RECHECK,
+            Some(due) => return Ok((Vec::new(), lease, until(now, due).min(POLL))),
+            None => return Ok((Vec::new(), lease, POLL)),
+        };
+        if free == 0 {
+            return Ok((Vec::new(), lease, wait));
         }
+        let until = Timestamp(now.0 + LEASE.as_micros() as i64);
+        let claimed = webhooks
+            .claim_deliveries(now, until, lease, free as i64)
+            .await?;
+        Ok((claimed, lease, wait))
     }
 
     /// Makes one attempt of `delivery` and records it.
@@ -162,12 +183,37 @@ impl Deliveries {
                 duration: Duration::ZERO,
             },
         };
+        let failing_since = match outcome.acknowledged() {
+            true => None,
+            false => Some(
+                delivery
+                    .failing_since
+                    .unwrap_or_else(|| started.to_string()),
+            ),
+        };
         let next = self.next_step(attempt, &outcome, delivery.event.is_none());
+        let next = match failing_since.as_deref() {
+            Some(since) if self.failing_too_long(since) => NextStep::Disable,
+            _ => next,
+        };
+        let notice = (next == NextStep::Disable).then(|| {
+            let reason = if outcome.status == Some(410) {
+                "gone"
+            } else {
+                "failing"
+            };
+            let disabled = AccountEvent::WebhookDisabled {
+                reason: reason.to_owned(),
+                failing_since,
+            };
+            disabled.for_account(&delivery.account, self.now())
+        });
         let made = AttemptMade {
             account: delivery.account,
             lease,
             acknowledged: outcome.acknowledged(),
             next,
+            notice,
             record: AttemptRecord {
                 event_id: delivery.event_id,
                 attempt,
@@ -184,6 +230,14 @@ impl Deliveries {
             );
         }
         Ok(())
+    }
+
+    /// Whether a webhook failing every attempt since `since` has failed for [`FAILING_FOR`].
+    fn failing_too_long(&self, since: &str) -> bool {
+        Timestamp::parse(since).is_ok_and(|since| {
+            let failing = self.now().0.saturating_sub(since.0);
+            failing >= FAILING_FOR.as_micros() as i64
+        })
     }
 
     /// What follows attempt number `attempt`: the retries of the schedule, then giving up.

@@ -270,7 +270,11 @@ impl Backend for Postgres {
                 RETURNING id) \
             SELECT pg_notify('golf_events', id::text) FROM cancelled",
         unanalysed_games: "\
-            SELECT id FROM games WHERE status = 'finished' AND NOT analysed ORDER BY id LIMIT $1",
+            SELECT id FROM ( \
+                SELECT id, last_entry_at, row_number() OVER ( \
+                    PARTITION BY host_account ORDER BY last_entry_at DESC, id) AS turn \
+                FROM games WHERE status = 'finished' AND NOT analysed) AS unanalysed \
+            ORDER BY turn, last_entry_at DESC, id LIMIT $1",
         mark_analysed: "UPDATE games SET analysed = true WHERE id = $1",
         unaudited_games: "\
             SELECT id FROM games WHERE status = 'finished' AND audit_verified IS NULL \
@@ -287,11 +291,17 @@ impl Backend for Postgres {
             WHERE NOT w.disabled AND a.last_event_id > w.enqueued_to \
             ORDER BY w.account LIMIT $1 FOR UPDATE OF w SKIP LOCKED",
         due_deliveries: "\
-            SELECT d.account, d.event_id, d.attempts, w.url, w.secret, e.at, e.type, e.game_id, \
-                e.data \
+            SELECT d.account, d.event_id, d.attempts, w.url, w.secret, w.failing_since, e.at, \
+                e.type, e.game_id, e.data \
             FROM webhook_deliveries AS d JOIN webhooks AS w ON w.account = d.account \
                 LEFT JOIN account_events AS e ON e.account = d.account AND e.id = d.event_id \
-            WHERE d.due_at <= $1 ORDER BY d.due_at LIMIT $2 FOR UPDATE OF d SKIP LOCKED",
+            WHERE d.due_at <= $1 \
+                AND d.event_id = (SELECT min(o.event_id) FROM webhook_deliveries AS o \
+                                  WHERE o.account = d.account AND o.due_at <= $1) \
+                AND NOT EXISTS (SELECT 1 FROM webhook_deliveries AS f \
+                                WHERE f.account = d.account AND f.lease IS NOT NULL \
+                                    AND f.due_at > $1) \
+            ORDER BY d.due_at LIMIT $2 FOR UPDATE OF d SKIP LOCKED",
     };
 
     const ACCOUNT_STATEMENTS: AccountStatements = AccountStatements {
@@ -360,7 +370,7 @@ impl Backend for Postgres {
 
     /// Appends and cancellations `NOTIFY golf_events` (see [`Changes::listening`]).
     // The class "golf" (0x676f6c66) keeps these locks apart from any other advisory lock.
-    const SEEK_POOL_LOCK: Option<&'static str> =
+    const KEY_LOCK: Option<&'static str> =
         Some("SELECT pg_advisory_xact_lock(1735355494, hashtext($1))");
 
     const NOTIFIES_ON_COMMIT: bool = true;

@@ -211,7 +211,11 @@ impl Backend for Sqlite {
             ORDER BY created_at LIMIT $2",
         cancel_game: "UPDATE games SET status = 'cancelled' WHERE id = $1 AND status = 'waiting'",
         unanalysed_games: "\
-            SELECT id FROM games WHERE status = 'finished' AND analysed = 0 ORDER BY id LIMIT $1",
+            SELECT id FROM ( \
+                SELECT id, last_entry_at, row_number() OVER ( \
+                    PARTITION BY host_account ORDER BY last_entry_at DESC, id) AS turn \
+                FROM games WHERE status = 'finished' AND analysed = 0) AS unanalysed \
+            ORDER BY turn, last_entry_at DESC, id LIMIT $1",
         mark_analysed: "UPDATE games SET analysed = 1 WHERE id = $1",
         unaudited_games: "\
             SELECT id FROM games WHERE status = 'finished' AND audit_verified IS NULL \
@@ -228,11 +232,17 @@ impl Backend for Sqlite {
             WHERE NOT w.disabled AND a.last_event_id > w.enqueued_to \
             ORDER BY w.account LIMIT $1",
         due_deliveries: "\
-            SELECT d.account, d.event_id, d.attempts, w.url, w.secret, e.at, e.type, e.game_id, \
-                e.data \
+            SELECT d.account, d.event_id, d.attempts, w.url, w.secret, w.failing_since, e.at, \
+                e.type, e.game_id, e.data \
             FROM webhook_deliveries AS d JOIN webhooks AS w ON w.account = d.account \
                 LEFT JOIN account_events AS e ON e.account = d.account AND e.id = d.event_id \
-            WHERE d.due_at <= $1 ORDER BY d.due_at LIMIT $2",
+            WHERE d.due_at <= $1 \
+                AND d.event_id = (SELECT min(o.event_id) FROM webhook_deliveries AS o \
+                                  WHERE o.account = d.account AND o.due_at <= $1) \
+                AND NOT EXISTS (SELECT 1 FROM webhook_deliveries AS f \
+                                WHERE f.account = d.account AND f.lease IS NOT NULL \
+                                    AND f.due_at > $1) \
+            ORDER BY d.due_at LIMIT $2",
     };
 
     const ACCOUNT_STATEMENTS: AccountStatements = AccountStatements {
@@ -296,7 +306,7 @@ impl Backend for Sqlite {
     };
 
     /// One process owns the file: the store wakes its own hub after each commit.
-    const SEEK_POOL_LOCK: Option<&'static str> = None;
+    const KEY_LOCK: Option<&'static str> = None;
 
     const NOTIFIES_ON_COMMIT: bool = false;
 

@@ -10,7 +10,7 @@
 use async_trait::async_trait;
 use uuid::Uuid;
 
-use super::{AccountEventRecord, StoreError};
+use super::{AccountEventRecord, NewAccountEvent, StoreError};
 use crate::engine::Timestamp;
 
 /// An account's webhook as stored.
@@ -36,6 +36,8 @@ pub struct ClaimedDelivery {
     pub attempts: i32,
     pub url: String,
     pub secret: String,
+    /// Since when every attempt of the webhook has failed, if they have.
+    pub failing_since: Option<String>,
     /// The event, unless it was purged meanwhile (then the delivery is dropped).
     pub event: Option<AccountEventRecord>,
 }
@@ -62,12 +64,13 @@ pub enum NextStep {
     Finished,
     /// Tried again at this time.
     RetryAt(Timestamp),
-    /// The receiver answered 410: the webhook is disabled and its deliveries dropped.
+    /// The receiver answered 410, or failed every attempt for a day: the webhook is disabled,
+    /// its deliveries dropped, and the account told.
     Disable,
 }
 
 /// An attempt made under a claim, to record.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AttemptMade {
     pub account: String,
     /// The claim it was made under: recorded only if the delivery still carries it.
@@ -76,6 +79,8 @@ pub struct AttemptMade {
     /// A 2xx came back.
     pub acknowledged: bool,
     pub next: NextStep,
+    /// The account event that tells of it, stored with it (when it disables the webhook).
+    pub notice: Option<NewAccountEvent>,
 }
 
 /// The webhooks' tables. Every call is one transaction.
@@ -114,8 +119,10 @@ pub trait WebhookStore: Send + Sync {
     async fn enqueue_deliveries(&self, now: Timestamp, limit: i64) -> Result<u64, StoreError>;
 
     /// Claims up to `limit` deliveries due at `now`, earliest first, under `lease` until
-    /// `until`: no other claim takes them before then. A claim whose instance dies is taken up
-    /// again once `until` passes.
+    /// `until`: no other claim takes them before then. At most one per account, and none of an
+    /// account with a delivery in flight (claimed, its lease not over), so that one account's
+    /// slow receiver holds one place only and its events arrive in order. A claim whose instance
+    /// dies is taken up again once `until` passes.
     async fn claim_deliveries(
         &self,
         now: Timestamp,

@@ -44,6 +44,13 @@ pub enum AccountEvent {
     /// The end of a rated game (the event's `game_id`) moved its rating: applied by the ratings
     /// job just after the game ended, not by the move that ended it.
     RatingChanged { before: Rating, after: Rating },
+    /// Its webhook was disabled: deliveries stop until it is registered again.
+    WebhookDisabled {
+        /// `gone` (the receiver answered 410) or `failing` (every attempt failed for a day).
+        reason: String,
+        /// Since when every attempt had failed.
+        failing_since: Option<String>,
+    },
 }
 
 /// The types of account events, as a webhook's filter names them.
@@ -57,6 +64,7 @@ pub enum AccountEventType {
     ChallengeAnswered,
     SeekMatched,
     RatingChanged,
+    WebhookDisabled,
 }
 
 impl AccountEventType {
@@ -70,6 +78,7 @@ impl AccountEventType {
             AccountEventType::ChallengeAnswered => "challenge_answered",
             AccountEventType::SeekMatched => "seek_matched",
             AccountEventType::RatingChanged => "rating_changed",
+            AccountEventType::WebhookDisabled => "webhook_disabled",
         }
     }
 }
@@ -125,6 +134,7 @@ impl AccountEvent {
             AccountEvent::ChallengeAnswered { .. } => AccountEventType::ChallengeAnswered,
             AccountEvent::SeekMatched { .. } => AccountEventType::SeekMatched,
             AccountEvent::RatingChanged { .. } => AccountEventType::RatingChanged,
+            AccountEvent::WebhookDisabled { .. } => AccountEventType::WebhookDisabled,
         }
     }
 

@@ -68,6 +68,36 @@ impl HostResolver for SystemResolver {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refused(pub String);
 
+/// The one refusal of a URL for where it points (its scheme, port, address, or what its name
+/// resolves to, or that it does not): saying which would tell a client what a name resolves to
+/// on the service's network, or which ports answer there.
+const UNREACHABLE: &str = "Deliveries cannot be made to this URL: it must be https, on an allowed \
+    port (443 unless the operator allows more), at a name or address that is public.";
+
+fn unreachable() -> Refused {
+    Refused(UNREACHABLE.to_owned())
+}
+
+/// Where deliveries may go.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AddressGuard {
+    /// Lifts the guard: any address, any port, `http` too (development and tests on one
+    /// machine).
+    pub allow_private: bool,
+    /// The ports a URL may name (its scheme's default when it names none).
+    pub ports: Vec<u16>,
+}
+
+impl Default for AddressGuard {
+    /// Public addresses, port 443.
+    fn default() -> Self {
+        AddressGuard {
+            allow_private: false,
+            ports: vec![443],
+        }
+    }
+}
+
 impl fmt::Display for Refused {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
@@ -76,9 +106,11 @@ impl fmt::Display for Refused {
 
 impl std::error::Error for Refused {}
 
-/// Whether a delivery may not reach `ip`: anything but a public unicast address (loopback,
-/// private, link-local, CGNAT, multicast, unspecified, broadcast, documentation and benchmark
-/// ranges, unique-local), IPv4 addresses written as IPv6 judged as the IPv4 address they carry.
+/// Whether a delivery may not reach `ip`: anything but a public unicast address. Every block
+/// of IANA's special-purpose registries that is not globally reachable is refused (loopback,
+/// private, link-local, CGNAT, multicast, unspecified, broadcast, documentation, benchmarking,
+/// unique-local, the translation and discard-only prefixes, ...); IPv4 addresses written as
+/// IPv6 are judged as the IPv4 address they carry.
 pub fn is_refused(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => is_refused_v4(v4),
@@ -96,6 +128,7 @@ fn is_refused_v4(ip: Ipv4Addr) -> bool {
         || (a == 172 && (16..32).contains(&b))
         || (a == 192 && b == 0 && c == 0) // protocol assignments 192.0.0/24
         || (a == 192 && b == 0 && c == 2)
+        || (a == 192 && b == 88 && c == 99) // the deprecated 6to4 relay anycast
         || (a == 192 && b == 168)
         || (a == 198 && (18..20).contains(&b)) // benchmarking 198.18/15
         || (a == 198 && b == 51 && c == 100)
@@ -119,20 +152,20 @@ fn is_refused_v6(ip: Ipv6Addr) -> bool {
         }
         // NAT64 64:ff9b::a.b.c.d reaches the IPv4 address it carries.
         [0x64, 0xff9b, 0, 0, 0, 0, _, _] => is_refused_v4(embedded_v4()),
-        // 6to4 2002:aabb:ccdd:: reaches aa.bb.cc.dd.
-        [0x2002, high, low, ..] => {
-            let [a, b] = high.to_be_bytes();
-            let [c, d] = low.to_be_bytes();
-            is_refused_v4(Ipv4Addr::new(a, b, c, d))
-        }
-        // Teredo, whose server and client addresses are obfuscated, and documentation.
-        [0x2001, 0, ..] | [0x2001, 0xdb8, ..] => true,
-        [first, ..] => {
-            (first & 0xfe00) == 0xfc00 // unique-local fc00::/7
-                || (first & 0xffc0) == 0xfe80 // link-local fe80::/10
-                || (first & 0xffc0) == 0xfec0 // site-local fec0::/10
-                || (first & 0xff00) == 0xff00 // multicast
-        }
+        // 6to4 2002::/16, which IANA does not call globally reachable: whether it reaches the
+        // IPv4 address it carries depends on relays.
+        [0x2002, ..] => true,
+        // The IPv4-translated ::ffff:0:a.b.c.d, the local-use translation prefix 64:ff9b:1::/48,
+        // the other addresses under 64:ff9b::/32, and the discard-only and dummy prefixes
+        // 100::/64 and 100:0:0:1::/64.
+        [0, 0, 0, 0, 0xffff, 0, _, _] | [0x64, 0xff9b, ..] | [0x100, 0, 0, 0 | 1, ..] => true,
+        // IETF protocol assignments 2001::/23 (Teredo, benchmarking, ORCHID, ...) and the
+        // documentation prefixes 2001:db8::/32 and 3fff::/20.
+        [0x2001, second, ..] if second < 0x200 || second == 0xdb8 => true,
+        [0x3fff, second, ..] if second < 0x1000 => true,
+        // Only 2000::/3 is global unicast: the rest is unique-local, link-local, multicast,
+        // SRv6 SIDs (5f00::/16) or not assigned.
+        [first, ..] => !(0x2000..0x4000).contains(&first),
     }
 }
 
@@ -173,7 +206,8 @@ impl Resolve for GuardedResolver {
     }
 }
 
-/// The addresses of `host`, if it resolves and (unless `allow_private`) only to allowed ones.
+/// The addresses of `host`, if it resolves and (unless `allow_private`) only to allowed ones;
+/// else the one refusal that says neither which nor why.
 async fn allowed_addresses(
     resolver: &dyn HostResolver,
     host: &str,
@@ -182,19 +216,12 @@ async fn allowed_addresses(
     let addresses = resolver
         .lookup(host.to_owned())
         .await
-        .map_err(|_| Refused(format!("{host} does not resolve")))?;
-    if addresses.is_empty() {
-        return Err(Refused(format!("{host} does not resolve")));
+        .map_err(|_| unreachable())?;
+    let refused = addresses.iter().any(|ip| !allow_private && is_refused(*ip));
+    if addresses.is_empty() || refused {
+        return Err(unreachable());
     }
-    match addresses
-        .iter()
-        .find(|ip| !allow_private && is_refused(**ip))
-    {
-        Some(ip) => Err(Refused(format!(
-            "{host} resolves to {ip}, which is not a public address"
-        ))),
-        None => Ok(addresses),
-    }
+    Ok(addresses)
 }
 
 /// What one attempt got.
@@ -229,20 +256,24 @@ pub struct Delivery<'a> {
 pub struct WebhookClient {
     http: reqwest::Client,
     resolver: SharedResolver,
-    allow_private: bool,
+    guard: AddressGuard,
 }
 
+/// How long an attempt may take to connect, within [`DELIVERY_TIMEOUT`]: a receiver that does
+/// not even accept the connection gives its place back to the others soon.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
+
 impl WebhookClient {
-    /// A client resolving through `resolver`; `allow_private` lifts the address guard and takes
-    /// `http` URLs too.
-    pub fn new(resolver: SharedResolver, allow_private: bool) -> Self {
+    /// A client resolving through `resolver`, reaching only what `guard` allows.
+    pub fn new(resolver: SharedResolver, guard: AddressGuard) -> Self {
         let guarded = GuardedResolver {
             resolver: Arc::clone(&resolver),
-            allow_private,
+            allow_private: guard.allow_private,
         };
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy()
+            .connect_timeout(CONNECT_TIMEOUT)
             .timeout(DELIVERY_TIMEOUT)
             .user_agent(concat!("golf-server-webhooks/", env!("CARGO_PKG_VERSION")))
             .dns_resolver(Arc::new(guarded))
@@ -251,7 +282,7 @@ impl WebhookClient {
         WebhookClient {
             http,
             resolver,
-            allow_private,
+            guard,
         }
     }
 
@@ -260,39 +291,42 @@ impl WebhookClient {
         let parsed = self.check_form(url)?;
         match parsed.host() {
             Some(url::Host::Domain(name)) => {
-                allowed_addresses(self.resolver.as_ref(), name, self.allow_private).await?;
+                let allow_private = self.guard.allow_private;
+                allowed_addresses(self.resolver.as_ref(), name, allow_private).await?;
             }
             Some(url::Host::Ipv4(_) | url::Host::Ipv6(_)) | None => {}
         }
         Ok(parsed)
     }
 
-    /// The URL parsed, if it is `https` (or `http` where private addresses are allowed), has a
-    /// host and, when the host is an address, an allowed one.
+    /// The URL parsed, if it is `https` (or `http` where private addresses are allowed) on an
+    /// allowed port, has a host and, when the host is an address, an allowed one.
     fn check_form(&self, url: &str) -> Result<Url, Refused> {
         if url.len() > MAX_URL_LEN {
             return Err(Refused(format!("A URL is at most {MAX_URL_LEN} bytes.")));
         }
         let parsed = Url::parse(url).map_err(|e| Refused(format!("Not a URL: {e}.")))?;
-        let scheme_allowed = match parsed.scheme() {
-            "https" => true,
-            "http" => self.allow_private,
-            _ => false,
-        };
-        if !scheme_allowed {
-            return Err(Refused("The URL must be https.".to_owned()));
+        if self.guard.allow_private {
+            return match (parsed.scheme(), parsed.has_host()) {
+                ("https" | "http", true) => Ok(parsed),
+                _ => Err(unreachable()),
+            };
         }
+        let port_allowed = parsed
+            .port_or_known_default()
+            .is_some_and(|port| self.guard.ports.contains(&port));
         let literal = match parsed.host() {
-            None => return Err(Refused("The URL has no host.".to_owned())),
-            Some(url::Host::Domain(_)) => None,
+            None | Some(url::Host::Domain(_)) => None,
             Some(url::Host::Ipv4(ip)) => Some(IpAddr::V4(ip)),
             Some(url::Host::Ipv6(ip)) => Some(IpAddr::V6(ip)),
         };
-        match literal {
-            Some(ip) if !self.allow_private && is_refused(ip) => {
-                Err(Refused(format!("{ip} is not a public address.")))
-            }
-            _ => Ok(parsed),
+        let refused = parsed.scheme() != "https"
+            || !parsed.has_host()
+            || !port_allowed
+            || literal.is_some_and(is_refused);
+        match refused {
+            true => Err(unreachable()),
+            false => Ok(parsed),
         }
     }
 
@@ -400,6 +434,13 @@ mod tests {
             "fe80::1",
             "ff02::1",
             "2001:db8::1",
+            "::ffff:0:127.0.0.1",
+            "64:ff9b:1::7f00:1",
+            "100::1",
+            "2001:2::1",
+            "3fff::1",
+            "5f00::1",
+            "4000::1",
         ];
         for ip in refused {
             assert!(is_refused(ip.parse().unwrap()), "{ip} must be refused");
@@ -416,6 +457,78 @@ mod tests {
         ];
         for ip in allowed {
             assert!(!is_refused(ip.parse().unwrap()), "{ip} must be allowed");
+        }
+    }
+
+    /// The address blocks of one of IANA's registries (`tests/fixtures/iana`) that it does not
+    /// call globally reachable ("False", "N/A", or blank for a deprecated block).
+    fn not_globally_reachable(csv: &str) -> Vec<(IpAddr, u8)> {
+        let mut records: Vec<Vec<String>> = vec![vec![String::new()]];
+        let mut quoted = false;
+        for c in csv.chars() {
+            let record = records.last_mut().unwrap();
+            match c {
+                '"' => quoted = !quoted,
+                ',' if !quoted => record.push(String::new()),
+                '\n' if !quoted => records.push(vec![String::new()]),
+                c => record.last_mut().unwrap().push(c),
+            }
+        }
+        let mut blocks = Vec::new();
+        for record in records.iter().skip(1).filter(|record| record.len() == 10) {
+            if record[8].starts_with("True") {
+                continue;
+            }
+            for block in record[0].split(", ") {
+                let block = block.split(' ').next().unwrap();
+                let (address, length) = block.split_once('/').unwrap();
+                blocks.push((address.parse().unwrap(), length.parse().unwrap()));
+            }
+        }
+        blocks
+    }
+
+    /// The first, a middle and the last address of a block.
+    fn samples((address, length): (IpAddr, u8)) -> [IpAddr; 3] {
+        match address {
+            IpAddr::V4(v4) => {
+                let (first, host_bits) = (u32::from(v4), 32 - u32::from(length));
+                let last = first | u32::MAX.checked_shr(32 - host_bits).unwrap_or(0);
+                let middle = first | ((last - first) / 2);
+                [first, middle, last].map(|a| IpAddr::V4(Ipv4Addr::from(a)))
+            }
+            IpAddr::V6(v6) => {
+                let (first, host_bits) = (u128::from(v6), 128 - u32::from(length));
+                let last = first | u128::MAX.checked_shr(128 - host_bits).unwrap_or(0);
+                let middle = first | ((last - first) / 2);
+                [first, middle, last].map(|a| IpAddr::V6(Ipv6Addr::from(a)))
+            }
+        }
+    }
+
+    #[test]
+    fn every_block_iana_does_not_call_globally_reachable_is_refused() {
+        let registries = [
+            include_str!("../../../tests/fixtures/iana/ipv4-special-registry.csv"),
+            include_str!("../../../tests/fixtures/iana/ipv6-special-registry.csv"),
+        ];
+        let blocks: Vec<(IpAddr, u8)> = registries
+            .iter()
+            .flat_map(|csv| not_globally_reachable(csv))
+            .collect();
+
+        for block in blocks {
+            // IPv4 written as IPv6 is judged as the IPv4 address it carries.
+            if block == ("::ffff:0:0".parse().unwrap(), 96) {
+                assert!(is_refused("::ffff:127.0.0.1".parse().unwrap()));
+                continue;
+            }
+            for address in samples(block) {
+                assert!(
+                    is_refused(address),
+                    "{address} of {block:?} must be refused"
+                );
+            }
         }
     }
 
@@ -436,21 +549,37 @@ mod tests {
 
     #[test]
     fn urls_must_be_https_to_public_literal_addresses() {
-        let guarded = WebhookClient::new(Arc::new(SystemResolver), false);
+        let guarded = WebhookClient::new(Arc::new(SystemResolver), AddressGuard::default());
         for url in [
             "http://example.com/hook",
             "ftp://example.com/",
             "https://127.0.0.1/",
             "https://[::ffff:127.0.0.1]/",
+            "https://[::ffff:0:127.0.0.1]/",
+            "https://[64:ff9b:1::7f00:1]/",
+            "https://[100::1]/",
             "https://10.0.0.1:8443/",
             "https://169.254.169.254/latest",
             "https://[fe80::1]/",
-            "not a url",
+            "https://1.1.1.1:22/",
+            "https://example.com:8443/",
         ] {
-            assert!(guarded.check_form(url).is_err(), "{url}");
+            assert_eq!(guarded.check_form(url), Err(unreachable()), "{url}");
         }
+        assert!(guarded.check_form("not a url").is_err());
         assert!(guarded.check_form("https://1.1.1.1/hook").is_ok());
-        let open = WebhookClient::new(Arc::new(SystemResolver), true);
+        assert!(guarded.check_form("https://1.1.1.1:443/hook").is_ok());
+        let more_ports = AddressGuard {
+            ports: vec![443, 8443],
+            ..AddressGuard::default()
+        };
+        let guarded = WebhookClient::new(Arc::new(SystemResolver), more_ports);
+        assert!(guarded.check_form("https://example.com:8443/").is_ok());
+        let open = AddressGuard {
+            allow_private: true,
+            ports: vec![],
+        };
+        let open = WebhookClient::new(Arc::new(SystemResolver), open);
         assert!(open.check_form("http://127.0.0.1:9000/hook").is_ok());
     }
 }

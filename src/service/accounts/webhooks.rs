@@ -11,7 +11,7 @@ use utoipa::ToSchema;
 
 use crate::service::accounts::events::AccountEventType;
 use crate::service::accounts::webhook_client::{
-    SharedResolver, SystemResolver, WebhookClient, new_secret,
+    AddressGuard, SharedResolver, SystemResolver, WebhookClient, new_secret,
 };
 use crate::service::paging::check_limit;
 use crate::service::{Accounts, ServiceError};
@@ -28,10 +28,10 @@ pub struct Webhooks {
 }
 
 impl Webhooks {
-    /// Deliveries through `resolver`; `allow_private` lifts the address guard.
-    pub fn new(resolver: SharedResolver, allow_private: bool, retry_delays: Vec<Duration>) -> Self {
+    /// Deliveries through `resolver`, to the URLs `guard` allows.
+    pub fn new(resolver: SharedResolver, guard: AddressGuard, retry_delays: Vec<Duration>) -> Self {
         Webhooks {
-            client: WebhookClient::new(resolver, allow_private),
+            client: WebhookClient::new(resolver, guard),
             retry_delays,
             registered: Notify::new(),
         }
@@ -39,9 +39,13 @@ impl Webhooks {
 }
 
 impl Default for Webhooks {
-    /// The system's resolver, public https only, no retry.
+    /// The system's resolver, public https on port 443 only, no retry.
     fn default() -> Self {
-        Webhooks::new(Arc::new(SystemResolver), false, Vec::new())
+        Webhooks::new(
+            Arc::new(SystemResolver),
+            AddressGuard::default(),
+            Vec::new(),
+        )
     }
 }
 

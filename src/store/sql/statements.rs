@@ -48,7 +48,9 @@ pub struct Statements {
     /// ([`Backend::NOTIFIES_ON_COMMIT`](super::Backend::NOTIFIES_ON_COMMIT)), the same statement
     /// announces it.
     pub cancel_game: &'static str,
-    /// Up to `$1` finished games without an analysis, in id order, spelt as `games_unanalysed`.
+    /// Up to `$1` finished games without an analysis (`games_unanalysed`), fair between their
+    /// hosts: each host's newest first, then each host's second newest, and so on (the games of
+    /// no account as one host), so that one host's many games do not hold back the others'.
     pub unanalysed_games: &'static str,
     /// Marks game `$1` analysed, in the transaction that stores its analysis.
     pub mark_analysed: &'static str,

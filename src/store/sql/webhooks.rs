@@ -9,6 +9,7 @@ use uuid::Uuid;
 
 use super::{Backend, Bind, SqlStore};
 use crate::engine::Timestamp;
+use crate::store::accounts::{NewAccountEvent, wake_key};
 use crate::store::webhooks::{
     AttemptMade, AttemptRecord, ClaimedDelivery, NextStep, WebhookRecord, WebhookStore,
 };
@@ -42,6 +43,7 @@ pub struct DeliveryRow {
     attempts: i32,
     url: String,
     secret: String,
+    failing_since: Option<String>,
     at: Option<String>,
     #[sqlx(rename = "type")]
     kind: Option<String>,
@@ -96,6 +98,7 @@ impl From<DeliveryRow> for ClaimedDelivery {
             attempts: row.attempts,
             url: row.url,
             secret: row.secret,
+            failing_since: row.failing_since,
             event,
         }
     }
@@ -126,6 +129,8 @@ where
     i32: Bind<DB>,
     i64: Bind<DB>,
     Uuid: Bind<DB>,
+    Option<Uuid>: Bind<DB>,
+    for<'a> Json<&'a serde_json::Value>: Bind<DB>,
     for<'r> PendingHook: FromRow<'r, DB::Row>,
     for<'r> DeliveryRow: FromRow<'r, DB::Row>,
     for<'r> WebhookRow: FromRow<'r, DB::Row>,
@@ -326,7 +331,12 @@ where
         .execute(&mut *tx)
         .await?;
         Self::record_health(&mut tx, attempt).await?;
+        let notices: Vec<NewAccountEvent> = attempt.notice.iter().cloned().collect();
+        Self::insert_notices(&mut tx, &notices, None).await?;
         tx.commit().await?;
+        for notice in &notices {
+            self.announce(wake_key(&notice.account));
+        }
         Ok(true)
     }
 
