@@ -41,6 +41,7 @@ pub struct Limits {
     client_ip_header: ClientIpHeader,
     writes: Option<RateLimiter>,
     expensive_reads: Option<RateLimiter>,
+    expert_seats: Option<RateLimiter>,
     streams: StreamSlots,
 }
 
@@ -53,6 +54,7 @@ impl Limits {
             client_ip_header: settings.client_ip_header,
             writes: settings.writes_per_min.map(budget),
             expensive_reads: settings.expensive_reads_per_min.map(budget),
+            expert_seats: settings.expert_seats_per_min.map(budget),
             streams: StreamSlots::new(settings.max_streams_per_client, STREAMING_CLIENTS_KEPT),
         }
     }
@@ -218,10 +220,13 @@ fn budget(per_min: u32) -> RateLimiter {
 /// spends its writes), and views and the lobby are cheap.
 #[derive(Debug, Clone, Copy)]
 enum Budget {
-    /// Game creations and joins: anonymous, and each adds to the database.
+    /// Game creations and joins, and the creations of accounts, challenges, seeks and
+    /// webhooks: each adds to the database, or to what others see.
     Writes,
     /// Exports, audits, replays and log pages: each reads or replays a whole log.
     ExpensiveReads,
+    /// Expert bots seated: each plays on the blocking pool that every client shares.
+    ExpertSeats,
 }
 
 impl Budget {
@@ -229,11 +234,18 @@ impl Budget {
     fn refusal(self, per_min: u32) -> String {
         match self {
             Budget::Writes => {
-                format!("This client may create or join {per_min} games a minute: try again later.")
+                format!(
+                    "This client may make {per_min} creations a minute (games, joins, accounts, \
+                     challenges, seeks, webhooks): try again later."
+                )
             }
             Budget::ExpensiveReads => format!(
                 "This client may ask for {per_min} exports, audits, replays and log pages a \
                  minute: try again later."
+            ),
+            Budget::ExpertSeats => format!(
+                "This client may seat {per_min} expert bots a minute: try again later, or seat \
+                 the greedy or random bot."
             ),
         }
     }
@@ -246,6 +258,7 @@ impl Limits {
         let limiter = match budget {
             Budget::Writes => &self.writes,
             Budget::ExpensiveReads => &self.expensive_reads,
+            Budget::ExpertSeats => &self.expert_seats,
         };
         let (Some(limiter), Some(client)) = (limiter, self.key_of(request)) else {
             return Ok(());
@@ -291,6 +304,12 @@ impl FromRequest for ReadAdmitted {
     fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
         ready(spend(request, Budget::ExpensiveReads).map(|()| ReadAdmitted))
     }
+}
+
+/// Spends one of the client's expert seats (`GOLF_MAX_EXPERT_SEATS_PER_MIN`), or answers 429
+/// `rate_limited`: called by a join once its body names the expert bot.
+pub fn admit_expert_seat(request: &HttpRequest) -> Result<(), TooMany> {
+    spend(request, Budget::ExpertSeats)
 }
 
 /// 429: a limit of this client is reached; `Retry-After` says in how many seconds to try again.

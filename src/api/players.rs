@@ -10,7 +10,7 @@ use uuid::Uuid;
 use crate::api::http::{
     answer_response, bearer, client_scope, idempotency_key, parse_body, read_body,
 };
-use crate::api::limits::WriteAdmitted;
+use crate::api::limits::{WriteAdmitted, admit_expert_seat};
 use crate::api::problem::{ApiError, Problem};
 use crate::api::{AppState, constraints, docs};
 use crate::engine::BotKind;
@@ -65,7 +65,7 @@ pub async fn join_game(
     request: HttpRequest,
     id: Path<Uuid>,
     body: Result<Bytes, actix_web::Error>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, actix_web::Error> {
     let body = read_body(body)?;
     let token = bearer(&request);
     let client = client_scope(&request);
@@ -79,6 +79,9 @@ pub async fn join_game(
             })?,
         })
     });
+    if matches!(&parsed, Ok(join) if join.bot == Some(BotKind::Expert)) {
+        admit_expert_seat(&request)?;
+    }
     let parsed = match parsed {
         Ok(join) => ParsedLater::parsed(join),
         Err(error) => ParsedLater::malformed(error.detail()),
@@ -87,7 +90,8 @@ pub async fn join_game(
         .services
         .games
         .join(*id, token.as_deref(), parsed)
-        .await?;
+        .await
+        .map_err(ApiError::from)?;
     Ok(answer_response(&answer, |_: &Joined| {
         (StatusCode::CREATED, None)
     }))

@@ -174,7 +174,7 @@ fn events(
         let bytes = match item {
             LiveItem::Entries(entries) => Bytes::from(messages(&entries)),
             LiveItem::KeepAlive => Bytes::from_static(KEEP_ALIVE_COMMENT),
-            LiveItem::Closed => return None,
+            LiveItem::Closed | LiveItem::Revoked => return None,
         };
         Some((Ok(bytes), (live, stopping)))
     })

@@ -61,7 +61,8 @@ impl IntoResponses for NoSuchGame {
     }
 }
 
-/// `429` of the anonymous writes (game creation and joins), over the client's budget of them.
+/// `429` of the creations (games, joins, accounts, challenges, seeks, webhooks), over the
+/// client's budget of them, or of an expert seat over the client's budget of those.
 pub struct RateLimited;
 
 impl IntoResponses for RateLimited {
@@ -69,9 +70,10 @@ impl IntoResponses for RateLimited {
         let (status, response) = problem(
             catalog_example("rate_limited"),
             &format!(
-                "this client created or joined too many games of late \
-                 (`GOLF_RATE_LIMIT_PER_MIN`: {DEFAULT_WRITES_PER_MIN} a minute unless the \
-                 instance sets another budget, or none)"
+                "this client created too much of late: games, joins, accounts, challenges, \
+                 seeks, webhooks (`GOLF_RATE_LIMIT_PER_MIN`: {DEFAULT_WRITES_PER_MIN} a minute \
+                 unless the instance sets another budget, or none), or, for a join, expert bots \
+                 (`GOLF_MAX_EXPERT_SEATS_PER_MIN`)"
             ),
         );
         responses([(status, response.with(&RETRY_AFTER))])

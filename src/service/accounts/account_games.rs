@@ -132,6 +132,12 @@ impl Accounts {
         limit: Option<i64>,
         cursor: Option<&str>,
     ) -> Result<AccountGamesPage, ServiceError> {
+        if filter.your_turn && filter.status == Some(Status::Finished) {
+            return Err(ServiceError::Malformed(
+                "turn=mine lists games in play: it cannot be combined with status=finished."
+                    .to_owned(),
+            ));
+        }
         let account = self.account_of(token).await?;
         let limit = check_limit(limit, 20, 100)?;
         let cursor = cursor.map(decode_games_cursor).transpose()?;
@@ -148,8 +154,8 @@ impl Accounts {
         limit: i64,
     ) -> Result<AccountGamesPage, ServiceError> {
         // Whose turn it is is read from each game's projection, so `turn=mine` reads all of the
-        // account's playing games after the cursor (an account plays few at once) and keeps those
-        // waiting for it.
+        // account's games in play after the cursor (an account plays few at once) and keeps those
+        // waiting for it; never its finished games, which grow with its history.
         let (status, fetched) = match filter.your_turn {
             true => (filter.status.or(Some(Status::Playing)), i64::MAX),
             false => (filter.status, limit + 1),

@@ -253,17 +253,40 @@ impl Accounts {
         record: &GameRecord,
         token: Option<&str>,
     ) -> Result<Credential, ServiceError> {
+        Ok(self.lasting_credential(record, token).await?.0)
+    }
+
+    /// As [`Accounts::credential`], with the hash of the account token it was found from, if it
+    /// was one: what a long stream checks again ([`Accounts::token_is_current`]), since the
+    /// account may rotate that token while the stream is open.
+    pub(crate) async fn lasting_credential(
+        &self,
+        record: &GameRecord,
+        token: Option<&str>,
+    ) -> Result<(Credential, Option<[u8; 32]>), ServiceError> {
         let refusal = match authenticate(record, token) {
             Err(ServiceError::Unauthorized(refusal)) => refusal,
-            known => return known,
+            known => return known.map(|credential| (credential, None)),
         };
         let account = match token {
             Some(token) => self.find_account(token).await?,
             None => None,
         };
         account
-            .map(|account| account_credential(record, &account.username))
+            .map(|account| {
+                let credential = account_credential(record, &account.username);
+                (credential, Some(account.token_hash))
+            })
             .ok_or(ServiceError::Unauthorized(refusal))
+    }
+
+    /// Whether `token_hash` is still an account's token (not rotated since).
+    pub(crate) async fn token_is_current(
+        &self,
+        token_hash: &[u8; 32],
+    ) -> Result<bool, ServiceError> {
+        let found = self.store.accounts().account_by_token(token_hash).await?;
+        Ok(found.is_some_and(|account| bool::from(account.token_hash.ct_eq(token_hash))))
     }
 
     /// The account of `token`, as its holder sees it.

@@ -238,6 +238,9 @@ pub enum LiveItem {
     KeepAlive,
     /// The game is gone (cancelled): nothing will ever come.
     Closed,
+    /// The account token the stream was opened with was rotated: the stream ends, and what was
+    /// read with it is not handed out.
+    Revoked,
 }
 
 /// One viewer's live log of one game.
@@ -245,6 +248,9 @@ pub struct LiveLog {
     service: Games,
     id: Uuid,
     viewer: Viewer,
+    /// The hash of the account token it was opened with, if it was one: checked again before
+    /// entries are handed out and at every keep-alive.
+    account_token: Option<[u8; 32]>,
     /// The seq of the last entry handed out.
     last: i64,
     /// The game finished: no entry can follow the ones read, so no need to look again.
@@ -270,7 +276,11 @@ impl Views {
         // Subscribed before the first read: a change during it wakes the first wait.
         let subscription = self.games.store.changes().subscribe(id);
         let (record, _) = self.games.load(id).await?;
-        let credential = self.games.accounts.credential(&record, token).await?;
+        let (credential, account_token) = self
+            .games
+            .accounts
+            .lasting_credential(&record, token)
+            .await?;
         let after = after.open()?.unwrap_or(0);
         if after < 0 {
             return Err(ServiceError::OutOfRange(
@@ -281,6 +291,7 @@ impl Views {
             service: self.games.clone(),
             id,
             viewer: credential.viewer(),
+            account_token,
             last: after,
             finished: false,
             dirty: false,
@@ -293,9 +304,35 @@ impl Views {
 }
 
 impl LiveLog {
-    /// Waits for what comes next. Cancelling it (the client left, the server stops) loses
-    /// nothing: an interrupted read hands out nothing and is done again by the next call.
+    /// Waits for what comes next, and ends the stream once the account token it was opened with
+    /// is rotated. Cancelling it (the client left, the server stops) loses nothing: an
+    /// interrupted read hands out nothing and is done again by the next call.
     pub async fn next(&mut self) -> LiveItem {
+        let item = self.next_item().await;
+        let handed_out = matches!(item, LiveItem::Entries(_) | LiveItem::KeepAlive);
+        if handed_out && !self.token_is_current().await {
+            return LiveItem::Revoked;
+        }
+        item
+    }
+
+    /// Whether the account token the stream was opened with is still its account's (always, for
+    /// a seat or host token, which nobody rotates). A failed check keeps the stream: the next
+    /// one decides.
+    async fn token_is_current(&self) -> bool {
+        let Some(hash) = &self.account_token else {
+            return true;
+        };
+        match self.service.accounts.token_is_current(hash).await {
+            Ok(current) => current,
+            Err(error) => {
+                tracing::warn!(game = %self.id, %error, "cannot check a stream's account token");
+                true
+            }
+        }
+    }
+
+    async fn next_item(&mut self) -> LiveItem {
         loop {
             if (self.dirty || self.woken) && !self.finished {
                 let read = if self.dirty {
