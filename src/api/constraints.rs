@@ -16,7 +16,7 @@ use serde_json::Value;
 use utoipa::ToSchema;
 use utoipa::openapi::path::{Operation, ParameterIn};
 use utoipa::openapi::schema::{
-    Array, ArrayBuilder, Object, ObjectBuilder, Schema, SchemaType, Type,
+    Array, ArrayBuilder, Object, ObjectBuilder, OneOfBuilder, Schema, SchemaType, Type,
 };
 use utoipa::openapi::{OpenApi, Ref, RefOr};
 
@@ -115,18 +115,28 @@ pub fn client_seed() -> Object {
         .build()
 }
 
-/// `CreateGameBody.decks`: at most one deck a hole, each the game's distinct card codes (52, or
-/// 54 with the jokers).
-pub fn decks() -> Array {
-    let deck = ArrayBuilder::new()
-        .items(Ref::from_schema_name(Card::name()))
-        .min_items(Some(52))
-        .max_items(Some(54))
-        .unique_items(true)
+/// `Deck`: a deal order of 52 cards, or of 54 with the jokers (a deck of 53 is no deck).
+fn deck() -> Schema {
+    let of_size = |cards: usize| {
+        ArrayBuilder::new()
+            .items(Ref::from_schema_name(Card::name()))
+            .min_items(Some(cards))
+            .max_items(Some(cards))
+            .unique_items(true)
+    };
+    let deck = OneOfBuilder::new()
+        .item(of_size(52))
+        .item(of_size(54))
         .description(Some(
             "A deal order: the game's cards (the 52, then JR and JB in a game with jokers), each \
              once, the first dealt first",
         ));
+    Schema::OneOf(deck.build())
+}
+
+/// `CreateGameBody.decks`: at most one [`deck`] a hole.
+pub fn decks() -> Array {
+    let deck = Ref::from_schema_name("Deck");
     let most = usize::try_from(*HOLES.end()).expect("a small number of holes");
     ArrayBuilder::new()
         .schema_type(SchemaType::from_iter([Type::Array, Type::Null]))
@@ -142,6 +152,7 @@ pub fn decks() -> Array {
 /// Adds what utoipa cannot derive (see the module's documentation) to `spec`.
 pub fn constrain(spec: &mut OpenApi) {
     let schemas = &mut spec.components.get_or_insert_with(Default::default).schemas;
+    schemas.insert("Deck".to_owned(), RefOr::T(deck()));
     if let Some(RefOr::T(Schema::Object(card))) = schemas.get_mut(Card::name().as_ref()) {
         card.enum_values = Some(all_cards().map(|card| Value::from(card.code())).collect());
     }

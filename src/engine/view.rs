@@ -39,6 +39,9 @@ pub struct View {
     pub status: Status,
     /// Whether explicit decks were given at creation.
     pub stacked: bool,
+    /// Whether the game's end updates its accounts' ratings.
+    #[serde(default)]
+    pub rated: bool,
     /// `hex(SHA-256(server_seed))`.
     pub commitment: String,
     /// The rule options.
@@ -117,6 +120,10 @@ pub struct PlayerView {
     pub name: String,
     /// The strategy, for a bot.
     pub bot: Option<BotKind>,
+    /// The account the seat is bound to (its username), if any; it stays when the bot takes
+    /// the seat over.
+    #[serde(default)]
+    pub account: Option<String>,
     /// The client seed (public).
     pub client_seed: String,
     /// One entry a cell (six by default), row-major: the card when face up, null when face down.
@@ -159,6 +166,7 @@ pub fn view(state: &State, viewer: Viewer) -> View {
         version: state.version,
         status: state.status,
         stacked: state.stacked,
+        rated: state.rated,
         commitment: state.commitment.clone(),
         rules: state.rules,
         grid_shape: state.rules.grid.into(),
@@ -194,6 +202,7 @@ fn player_views(state: &State) -> Vec<PlayerView> {
             seat: seat as Seat,
             name: p.name.as_str().to_owned(),
             bot: p.bot,
+            account: p.account.clone(),
             client_seed: p.client_seed.as_str().to_owned(),
             grid: Cells::from_fn(p.grid.len(), |i| {
                 (started && p.face_up[i]).then_some(p.grid[i])

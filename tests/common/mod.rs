@@ -318,6 +318,7 @@ pub fn test_config(database: &TestDatabase) -> Config {
         db_acquire_timeout: Duration::from_secs(1),
         db_statement_timeout: Duration::from_secs(5),
         turn_timeout_s: None,
+        match_turn_timeout_s: golf_server::config::DEFAULT_MATCH_TURN_TIMEOUT_S,
         // Waiting games are not cancelled behind a test's back (the fixtures of older databases
         // hold some): the tests of the expiry set it.
         waiting_expiry: Duration::from_secs(10 * 365 * 24 * 60 * 60),
@@ -332,12 +333,14 @@ pub fn test_config(database: &TestDatabase) -> Config {
             max_streams_per_client: 10_000,
             writes_per_min: None,
             expensive_reads_per_min: None,
+            expert_seats_per_min: None,
             ..HttpSettings::default()
         },
         // Tests deliver webhooks to receivers on 127.0.0.1, and retry them within moments.
         webhooks: WebhookSettings {
             allow_private: true,
             retry_delays: vec![Duration::from_millis(200); 3],
+            ports: vec![443],
         },
     }
 }
