@@ -52,13 +52,19 @@ async fn get_json(app: &TestApp, path: &str, token: Option<&str>) -> (u16, Value
 }
 
 /// A view as the earlier release gave it: this one adds `turn_deadline`, null for every game of
-/// that release, which had no turn timeouts, and `grid_shape`, the original 2 × 3 for every
-/// game of that release, which had only six-card grids.
+/// that release, which had no turn timeouts, `grid_shape`, the original 2 × 3 for every game of
+/// that release, which had only six-card grids, `rated`, false for every game of that release,
+/// which had no ratings, and each player's `account`, null for the same reason.
 fn as_before((status, mut view): (u16, Value)) -> (u16, Value) {
     if let Some(fields) = view.as_object_mut() {
         assert_eq!(fields.remove("turn_deadline"), Some(Value::Null), "{view}");
         let shape = fields.remove("grid_shape");
         assert_eq!(shape, Some(json!({"rows": 2, "columns": 3})), "{view}");
+        assert_eq!(fields.remove("rated"), Some(json!(false)), "{view}");
+        for player in fields["players"].as_array_mut().unwrap() {
+            let account = player.as_object_mut().unwrap().remove("account");
+            assert_eq!(account, Some(Value::Null));
+        }
     }
     (status, view)
 }

@@ -343,7 +343,7 @@ pub const CODES: &[ProblemCode] = &[
     code(
         "rate_limited",
         429,
-        "This client (its address, or its IPv6 /64) spent its budget for the minute: of game creations and joins (`GOLF_RATE_LIMIT_PER_MIN`), or of exports, audits, replays and log pages (`GOLF_READ_RATE_LIMIT_PER_MIN`); `Retry-After` says when a request is allowed again.",
+        "This client (its address, or its IPv6 /64) spent its budget for the minute: of creations (games, joins, accounts, challenges, seeks, webhooks: `GOLF_RATE_LIMIT_PER_MIN`), of expert bots seated (`GOLF_MAX_EXPERT_SEATS_PER_MIN`), or of exports, audits, replays and log pages (`GOLF_READ_RATE_LIMIT_PER_MIN`); `Retry-After` says when a request is allowed again.",
         RetryLater,
     ),
     code(
