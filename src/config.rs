@@ -10,7 +10,7 @@ use std::time::Duration;
 use thiserror::Error;
 
 use crate::engine::TURN_TIMEOUT_S;
-use crate::service::DEFAULT_CACHED_GAMES;
+use crate::service::{DEFAULT_CACHED_GAMES, DEFAULT_MATCH_TURN_TIMEOUT_S};
 use crate::store::PoolOptions;
 
 mod http;
@@ -127,10 +127,6 @@ pub const DEFAULT_CHALLENGE_EXPIRY_S: u32 = 24 * 60 * 60;
 
 /// How long a seek waits for its match, unless `GOLF_SEEK_EXPIRY_S` says otherwise.
 pub const DEFAULT_SEEK_EXPIRY_S: u32 = 600;
-
-/// The turn timeout of rated, seek and challenge games, unless `GOLF_MATCH_TURN_TIMEOUT_S` or
-/// `GOLF_TURN_TIMEOUT_S` says otherwise: ten minutes.
-pub const DEFAULT_MATCH_TURN_TIMEOUT_S: u32 = 600;
 
 /// A variable that is set to a value the service cannot use.
 #[derive(Debug, Error, PartialEq, Eq)]

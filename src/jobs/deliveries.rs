@@ -26,7 +26,7 @@ use crate::engine::Timestamp;
 use crate::service::accounts::events::{AccountEvent, shown};
 use crate::service::accounts::webhook_client::{DELIVERY_TIMEOUT, Delivery, Outcome};
 use crate::service::{Clock, Services, Webhooks};
-use crate::store::accounts::{ACCOUNT_EVENTS_TTL, wake_key};
+use crate::store::accounts::{ACCOUNT_EVENTS_TTL, NewAccountEvent, wake_key};
 use crate::store::webhooks::{AttemptMade, AttemptRecord, ClaimedDelivery, NextStep};
 use crate::store::{EventStore, StoreError, Subscription};
 
@@ -183,31 +183,7 @@ impl Deliveries {
                 duration: Duration::ZERO,
             },
         };
-        let failing_since = match outcome.acknowledged() {
-            true => None,
-            false => Some(
-                delivery
-                    .failing_since
-                    .unwrap_or_else(|| started.to_string()),
-            ),
-        };
-        let next = self.next_step(attempt, &outcome, delivery.event.is_none());
-        let next = match failing_since.as_deref() {
-            Some(since) if self.failing_too_long(since) => NextStep::Disable,
-            _ => next,
-        };
-        let notice = (next == NextStep::Disable).then(|| {
-            let reason = if outcome.status == Some(410) {
-                "gone"
-            } else {
-                "failing"
-            };
-            let disabled = AccountEvent::WebhookDisabled {
-                reason: reason.to_owned(),
-                failing_since,
-            };
-            disabled.for_account(&delivery.account, self.now())
-        });
+        let (next, notice) = self.after_attempt(&delivery, &outcome, started);
         let made = AttemptMade {
             account: delivery.account,
             lease,
@@ -232,6 +208,43 @@ impl Deliveries {
         Ok(())
     }
 
+    /// What follows `outcome`, the attempt of `delivery` started at `started`: the next step, and
+    /// the account event that tells of a webhook disabled (by a 410, or by failing every attempt
+    /// for [`FAILING_FOR`]).
+    fn after_attempt(
+        &self,
+        delivery: &ClaimedDelivery,
+        outcome: &Outcome,
+        started: Timestamp,
+    ) -> (NextStep, Option<NewAccountEvent>) {
+        let failing_since = match outcome.acknowledged() {
+            true => None,
+            false => Some(
+                delivery
+                    .failing_since
+                    .clone()
+                    .unwrap_or(started.to_string()),
+            ),
+        };
+        let attempt = delivery.attempts + 1;
+        let next = match failing_since.as_deref() {
+            Some(since) if self.failing_too_long(since) => NextStep::Disable,
+            _ => self.next_step(attempt, outcome, delivery.event.is_none()),
+        };
+        let notice = (next == NextStep::Disable).then(|| {
+            let reason = match outcome.status {
+                Some(410) => "gone",
+                _ => "failing",
+            };
+            let disabled = AccountEvent::WebhookDisabled {
+                reason: reason.to_owned(),
+                failing_since,
+            };
+            disabled.for_account(&delivery.account, self.now())
+        });
+        (next, notice)
+    }
+
     /// Whether a webhook failing every attempt since `since` has failed for [`FAILING_FOR`].
     fn failing_too_long(&self, since: &str) -> bool {
         Timestamp::parse(since).is_ok_and(|since| {
@@ -240,7 +253,8 @@ impl Deliveries {
         })
     }
 
-    /// What follows attempt number `attempt`: the retries of the schedule, then giving up.
+    /// What follows attempt number `attempt` of a webhook not failing for too long: the retries
+    /// of the schedule, then giving up (a 410 disables it).
     fn next_step(&self, attempt: i32, outcome: &Outcome, purged: bool) -> NextStep {
         if outcome.acknowledged() || purged {
             return NextStep::Finished;

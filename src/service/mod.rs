@@ -57,6 +57,10 @@ pub use precedence::ParsedLater;
 /// moves and views, and moves waited 300 ms for the loads (docs/SCALING.md).
 pub const DEFAULT_CACHED_GAMES: usize = 16_384;
 
+/// The turn timeout of rated, seek and challenge games, unless `GOLF_MATCH_TURN_TIMEOUT_S` or
+/// `GOLF_TURN_TIMEOUT_S` says otherwise: ten minutes.
+pub const DEFAULT_MATCH_TURN_TIMEOUT_S: u32 = 600;
+
 /// How an instance's use cases behave where the operator has a say.
 pub struct Settings {
     /// The service's time.
@@ -87,7 +91,7 @@ impl Default for Settings {
             clock: Clock::system(),
             cached_games: DEFAULT_CACHED_GAMES,
             default_turn_timeout_s: None,
-            match_turn_timeout_s: crate::config::DEFAULT_MATCH_TURN_TIMEOUT_S,
+            match_turn_timeout_s: DEFAULT_MATCH_TURN_TIMEOUT_S,
             webhooks: Arc::default(),
             challenge_expiry: Duration::from_secs(24 * 60 * 60),
             seek_expiry: Duration::from_secs(600),

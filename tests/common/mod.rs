@@ -318,7 +318,7 @@ pub fn test_config(database: &TestDatabase) -> Config {
         db_acquire_timeout: Duration::from_secs(1),
         db_statement_timeout: Duration::from_secs(5),
         turn_timeout_s: None,
-        match_turn_timeout_s: golf_server::config::DEFAULT_MATCH_TURN_TIMEOUT_S,
+        match_turn_timeout_s: golf_server::service::DEFAULT_MATCH_TURN_TIMEOUT_S,
         // Waiting games are not cancelled behind a test's back (the fixtures of older databases
         // hold some): the tests of the expiry set it.
         waiting_expiry: Duration::from_secs(10 * 365 * 24 * 60 * 60),

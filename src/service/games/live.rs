@@ -305,8 +305,9 @@ impl Views {
 
 impl LiveLog {
     /// Waits for what comes next, and ends the stream once the account token it was opened with
-    /// is rotated. Cancelling it (the client left, the server stops) loses nothing: an
-    /// interrupted read hands out nothing and is done again by the next call.
+    /// is rotated: the token is checked after the read, so that nothing appended after the
+    /// rotation is handed out. Cancelling it (the client left, the server stops) ends the stream:
+    /// what an interrupted call read is not handed out.
     pub async fn next(&mut self) -> LiveItem {
         let item = self.next_item().await;
         let handed_out = matches!(item, LiveItem::Entries(_) | LiveItem::KeepAlive);
@@ -332,6 +333,8 @@ impl LiveLog {
         }
     }
 
+    /// What comes next, whatever the token: an interrupted read hands out nothing and is done
+    /// again by the next call.
     async fn next_item(&mut self) -> LiveItem {
         loop {
             if (self.dirty || self.woken) && !self.finished {

@@ -90,6 +90,40 @@ where
         Ok(())
     }
 
+    /// Up to `candidates` waiting seeks of `seek`'s pool, oldest first, whose rating its range
+    /// admits and whose range admits its rating, of other accounts and not past their expiry:
+    /// seeks whose ranges admit nobody cannot fill the candidates (`seeks_waiting_by_pool`, or
+    /// for a narrow range `seeks_waiting_by_rating`). Seeks past their expiry that no sweep has
+    /// marked yet are left out.
+    async fn admitting(
+        conn: &mut DB::Connection,
+        seek: &SeekRecord,
+        candidates: i64,
+    ) -> Result<Vec<SeekRecord>, StoreError>
+    where
+        for<'r> SeekRow: FromRow<'r, DB::Row>,
+    {
+        let statement = format!(
+            "SELECT {SEEK_COLUMNS} FROM seeks \
+             WHERE pool = $1 AND status = 'waiting' AND account <> $3 AND expires_at > $4 \
+                 AND (range_lo IS NULL OR (range_lo <= $5 AND $5 <= range_hi)) \
+                 AND rating >= $6 AND rating <= $7 \
+             ORDER BY created_at, id LIMIT $2"
+        );
+        let (lo, hi) = seek.range.unwrap_or((f64::MIN, f64::MAX));
+        let waiting: Vec<SeekRow> = sqlx::query_as(sqlx::AssertSqlSafe(statement))
+            .bind(seek.pool.as_str())
+            .bind(candidates)
+            .bind(seek.account.as_str())
+            .bind(seek.created_at.as_str())
+            .bind(seek.rating)
+            .bind(lo)
+            .bind(hi)
+            .fetch_all(conn)
+            .await?;
+        Ok(waiting.into_iter().map(SeekRecord::from).collect())
+    }
+
     async fn insert_seek(conn: &mut DB::Connection, seek: &SeekRecord) -> Result<(), StoreError> {
         sqlx::query(
             "INSERT INTO seeks (id, account, display_name, rating, seats, holes, rules, rated, \
@@ -186,29 +220,7 @@ where
         .execute(&mut *tx)
         .await?;
         Self::lock_pool(&mut tx, &seek.pool).await?;
-        // Only the seeks that admit the new one and that it admits are read, oldest first, so
-        // that seeks whose ranges admit nobody cannot fill the candidates (seeks_waiting_by_pool
-        // or, for a narrow range, seeks_waiting_by_rating); seeks past their expiry that no sweep
-        // has marked yet are left out.
-        let statement = format!(
-            "SELECT {SEEK_COLUMNS} FROM seeks \
-             WHERE pool = $1 AND status = 'waiting' AND account <> $3 AND expires_at > $4 \
-                 AND (range_lo IS NULL OR (range_lo <= $5 AND $5 <= range_hi)) \
-                 AND rating >= $6 AND rating <= $7 \
-             ORDER BY created_at, id LIMIT $2"
-        );
-        let (lo, hi) = seek.range.unwrap_or((f64::MIN, f64::MAX));
-        let waiting: Vec<SeekRow> = sqlx::query_as(sqlx::AssertSqlSafe(statement))
-            .bind(seek.pool.as_str())
-            .bind(candidates)
-            .bind(seek.account.as_str())
-            .bind(seek.created_at.as_str())
-            .bind(seek.rating)
-            .bind(lo)
-            .bind(hi)
-            .fetch_all(&mut *tx)
-            .await?;
-        let waiting: Vec<SeekRecord> = waiting.into_iter().map(SeekRecord::from).collect();
+        let waiting = Self::admitting(&mut tx, &seek, candidates).await?;
         let mut placed = seek;
         let Some(found) = matcher(&placed, &waiting)? else {
             Self::insert_seek(&mut tx, &placed).await?;
