@@ -1,5 +1,5 @@
 // The web client's opponents: the leaderboard (paged by its cursor) and a profile's rating chart
-// after rated games of the built-in bots; a rated game against a bot created from the lobby,
+// after rated games two accounts forfeit to the greedy bot; a rated game against a bot created from the lobby,
 // played to its finished table, then a rematch from that table, which starts at once (only a bot
 // to ask) and takes the player to the new table; and a challenge between two browser contexts,
 // received and accepted live, which takes both players to the game it starts; a quick game the
@@ -37,15 +37,17 @@ async function signInWithToken(page, token) {
   await page.getByTestId('account').waitFor();
 }
 
-// A rated one-hole game of the greedy bot against the random one, which plays itself to its end,
-// and its end applied to their ratings (by the server's ratings job, just after the game ends).
-async function ratedBotGame() {
-  const game = await api('POST', '/v1/games', { body: { seats: 2, holes: 1, rated: true } });
-  for (const bot of ['greedy', 'random']) {
-    await api('POST', `/v1/games/${game.id}/players`, { body: { name: bot, bot }, token: game.host_token });
-  }
+// A rated one-hole game of `player` against the greedy bot, which the player leaves at once: a
+// forfeit, so the player loses whatever the bot then scores for its seat, and the game's end
+// applied to the player's rating (by the server's ratings job, just after the game ends). The
+// bot's own rating is an anchor that no game moves.
+async function forfeitedRatedGame(player) {
+  const game = await api('POST', '/v1/games', { body: { seats: 2, holes: 1, rated: true }, token: player.token });
+  await api('POST', `/v1/games/${game.id}/players`, { body: {}, token: player.token });
+  await api('POST', `/v1/games/${game.id}/players`, { body: { name: 'Greedy', bot: 'greedy' }, token: player.token });
+  await api('POST', `/v1/games/${game.id}/leave`, { token: player.token });
   for (let tries = 0; tries < 100; tries += 1) {
-    const { history } = await api('GET', '/v1/accounts/bot-greedy/ratings?limit=1');
+    const { history } = await api('GET', `/v1/accounts/${player.username}/ratings?limit=1`);
     if (history.at(-1)?.game_id === game.id) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -75,15 +77,23 @@ async function playToTheEnd(page) {
 }
 
 test('the leaderboard pages through the established ratings, and a profile charts its rating', async () => {
-  // The bots' ratings are established after about a dozen rated games.
+  // Two accounts lose rated games to the greedy bot until both ratings are established (about a
+  // dozen games each).
+  const players = [];
+  for (const display of ['Lea', 'Lou']) {
+    const username = unique(display.toLowerCase());
+    const { token } = await api('POST', '/v1/accounts', { body: { username, display_name: display } });
+    players.push({ username, display, token });
+  }
   let board;
   for (let games = 0; games < 30; games += 1) {
-    await ratedBotGame();
+    for (const player of players) await forfeitedRatedGame(player);
     board = await api('GET', '/v1/leaderboard');
-    if (board.accounts.some((entry) => entry.username === 'bot-random')) break;
+    const listed = board.accounts.map((entry) => entry.username);
+    if (players.every((player) => listed.includes(player.username))) break;
   }
   const listed = board.accounts.map((entry) => entry.username);
-  assert.ok(listed.includes('bot-greedy') && listed.includes('bot-random'), `both bots are established: ${listed}`);
+  assert.ok(players.every((player) => listed.includes(player.username)), `both are established: ${listed}`);
 
   const { page, context, errors } = await device();
   // A page of one player, so that the cursor is followed on this small board.
@@ -104,26 +114,27 @@ test('the leaderboard pages through the established ratings, and a profile chart
   }
   const ranks = await rows.evaluateAll((items) => items.map((row) => [row.cells[0].textContent, row.dataset.username]));
   assert.deepEqual(ranks, board.accounts.map((entry) => [String(entry.rank), entry.username]));
-  const greedy = board.accounts.find((entry) => entry.username === 'bot-greedy');
-  const greedyRow = page.getByTestId('leaderboard').locator('tr[data-username="bot-greedy"]');
-  assert.equal(await greedyRow.locator('td').nth(1).textContent(),
-    `${Math.round(greedy.rating.value).toLocaleString('en-US')} ± ${Math.round(greedy.rating.deviation)}`);
+  const [lea] = players;
+  const leaRated = board.accounts.find((entry) => entry.username === lea.username);
+  const leaRow = page.getByTestId('leaderboard').locator(`tr[data-username="${lea.username}"]`);
+  assert.equal(await leaRow.locator('td').nth(1).textContent(),
+    `${Math.round(leaRated.rating.value).toLocaleString('en-US')} ± ${Math.round(leaRated.rating.deviation)}`);
   await axe(page, 'leaderboard');
   await screenshots(page, 'leaderboard');
 
-  // The greedy bot's profile: its rating, and a chart whose line rises (it beats the random bot
-  // every game), one point before the first game and one after each.
-  await greedyRow.getByRole('link', { name: 'Greedy bot' }).click();
+  // Lea's profile: her rating, and a chart whose line falls (she forfeits every game), one point
+  // before the first game and one after each.
+  await leaRow.getByRole('link', { name: lea.display }).click();
   const chart = page.getByTestId('rating-chart');
   await chart.waitFor();
-  const { history } = await api('GET', '/v1/accounts/bot-greedy/ratings');
+  const { history } = await api('GET', `/v1/accounts/${lea.username}/ratings`);
   assert.match(await page.getByTestId('rating-now').textContent(), new RegExp(`rated games$`));
   const shown = (rating) => Math.round(rating.value).toLocaleString('en-US');
   assert.equal(await chart.getAttribute('aria-label'),
     `Rating over ${history.length} rated games: from ${shown(history[0].before)} to ${shown(history[history.length - 1].after)}`);
   const heights = await chart.locator('circle').evaluateAll((points) => points.map((point) => Number(point.getAttribute('cy'))));
   assert.equal(heights.length, history.length + 1);
-  assert.ok(heights[heights.length - 1] < heights[0], `the line rises: ${heights}`);
+  assert.ok(heights[heights.length - 1] > heights[0], `the line falls: ${heights}`);
   await page.getByText('The figures of each rated game').click();
   assert.equal(await page.getByTestId('rating-history').locator('tbody tr').count(), history.length);
   await axe(page, 'profile-rating');
