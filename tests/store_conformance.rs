@@ -49,6 +49,7 @@ use random_games::rebuild_equals_projection_after_random_games;
 use snapshots_and_audits::{
     finished_games_are_unanalysed_until_their_analysis_is_stored, the_first_audit_of_a_game_stands,
     the_latest_snapshot_at_or_before_a_seq_is_found,
+    unanalysed_games_take_turns_between_their_hosts,
 };
 use sweeps::{
     expired_waiting_games_are_the_waiting_games_created_before_a_time,
@@ -139,6 +140,7 @@ on_both_backends!(
     the_latest_snapshot_at_or_before_a_seq_is_found,
     the_first_audit_of_a_game_stands,
     finished_games_are_unanalysed_until_their_analysis_is_stored,
+    unanalysed_games_take_turns_between_their_hosts,
     overdue_games_are_those_whose_stored_deadline_has_passed,
     expired_waiting_games_are_the_waiting_games_created_before_a_time,
     ping_answers,

@@ -1,12 +1,15 @@
 //! Snapshots of a game's state and the stored audit of a finished game.
 
-use golf_server::store::{AuditResult, EventStore, Snapshot};
+use std::collections::HashMap;
+
+use golf_server::store::accounts::NewAccount;
+use golf_server::store::{AuditResult, EventStore, NewEvent, Snapshot};
 use serde_json::json;
 use uuid::Uuid;
 
 use crate::TestDb;
 use crate::common::Backend;
-use crate::fixtures::{append_at, created, event, new_game, parsed, raw, seqs, update};
+use crate::fixtures::{append_at, at, created, event, new_game, parsed, raw, seqs, update};
 
 pub async fn the_latest_snapshot_at_or_before_a_seq_is_found(backend: Backend) {
     // An append may keep states of the game after some of its entries; a replay asks for the
@@ -98,7 +101,8 @@ pub async fn the_first_audit_of_a_game_stands(backend: Backend) {
 
 pub async fn finished_games_are_unanalysed_until_their_analysis_is_stored(backend: Backend) {
     // The analysis threads' sweep finds the finished games without an analysis (not the games
-    // in play), in id order, up to the limit; a game whose analysis is stored drops out.
+    // in play), up to the limit (these, of no host and ended at the same time, in id order); a
+    // game whose analysis is stored drops out.
     let db = TestDb::connect(backend).await;
     let store: &dyn EventStore = db.store.as_ref();
     let mut finished = Vec::new();
@@ -138,4 +142,51 @@ pub async fn finished_games_are_unanalysed_until_their_analysis_is_stored(backen
             .as_deref(),
         Some("{\"status\": \"done\"}")
     );
+}
+
+pub async fn unanalysed_games_take_turns_between_their_hosts(backend: Backend) {
+    // One host's many finished games do not hold back another's: the sweep takes each host's
+    // newest game first (the games of no account as one host), then each host's second newest,
+    // and so on.
+    let db = TestDb::connect(backend).await;
+    let store: &dyn EventStore = db.store.as_ref();
+    for username in ["ann", "bob"] {
+        let account = NewAccount {
+            username: username.to_owned(),
+            display_name: username.to_owned(),
+            token_hash: [username.len() as u8 + username.as_bytes()[0]; 32],
+            created_at: at("2026-05-01T08:00:00Z"),
+        };
+        store
+            .accounts()
+            .create_account(account, None)
+            .await
+            .expect("account");
+    }
+    let mut ended = HashMap::new();
+    for (host, time) in [
+        (Some("ann"), "11:00"),
+        (Some("bob"), "10:00"),
+        (Some("ann"), "13:00"),
+        (None, "09:00"),
+        (Some("ann"), "12:00"),
+    ] {
+        let mut game = new_game("2026-05-01T08:00:00Z");
+        game.host_account = host.map(str::to_owned);
+        store
+            .create_game(game.clone(), created(&game), None)
+            .await
+            .expect("create");
+        let end = NewEvent {
+            at: format!("2026-05-01T{time}:00.000000Z"),
+            ..event("game_ended", json!({}))
+        };
+        append_at(store, game.id, 1, vec![end], update("finished"), None)
+            .await
+            .expect("append");
+        ended.insert(time, game.id);
+    }
+    let order = ["13:00", "10:00", "09:00", "12:00", "11:00"].map(|time| ended[time]);
+    assert_eq!(store.unanalysed_games(10).await.expect("sweep"), order);
+    assert_eq!(store.unanalysed_games(2).await.expect("sweep"), order[..2]);
 }
