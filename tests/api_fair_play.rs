@@ -259,6 +259,64 @@ async fn a_slow_receiver_does_not_delay_another_account(backend: Backend) {
     );
 }
 
+async fn a_receiver_failing_for_a_day_is_disabled_and_its_account_told(backend: Backend) {
+    // A webhook whose every attempt failed for a day is disabled (as a 410 disables it), and
+    // its account hears of it on its events, not through the webhook.
+    let clock = Clock::system();
+    let app = spawn_app_with(TestDatabase::new(backend).await, clock.clone(), |_| {}).await;
+    let receiver = Receiver::start(vec![Reply::Status(500); 10]);
+    let ada = app.sign_up("ada").await;
+    let body = json!({"url": format!("{}/hook", receiver.base)});
+    let (status, _) = app
+        .send_json(Method::PUT, "/v1/account/webhook", Some(&body), Some(&ada))
+        .await;
+    assert_eq!(status, 200);
+    let bob = app.sign_up("bob").await;
+    let (status, _) = app
+        .send_json(
+            Method::POST,
+            "/v1/challenges",
+            Some(&json!({"to": ["ada"]})),
+            Some(&bob),
+        )
+        .await;
+    assert_eq!(status, 201);
+    receiver.wait_for(1).await;
+    let (_, webhook) = app
+        .send_json(Method::GET, "/v1/account/webhook", None, Some(&ada))
+        .await;
+    assert_eq!(
+        webhook["disabled"], false,
+        "one failed attempt disables nothing"
+    );
+    clock.advance(Duration::from_secs(25 * 60 * 60));
+    receiver.wait_for(2).await;
+    let mut disabled = Value::Null;
+    for _ in 0..200 {
+        let (_, page) = app
+            .send_json(Method::GET, "/v1/account/events", None, Some(&ada))
+            .await;
+        let events = page["events"].as_array().unwrap().clone();
+        if let Some(event) = events.iter().find(|e| e["type"] == "webhook_disabled") {
+            disabled = event.clone();
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(disabled["reason"], "failing", "{disabled}");
+    assert!(disabled["failing_since"].is_string(), "{disabled}");
+    let (_, webhook) = app
+        .send_json(Method::GET, "/v1/account/webhook", None, Some(&ada))
+        .await;
+    assert_eq!(webhook["disabled"], true);
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert_eq!(
+        receiver.received().len(),
+        2,
+        "no attempt after it was disabled"
+    );
+}
+
 async fn expert_seats_are_capped_per_client(backend: Backend) {
     // Finding 5: each expert seat plays on the pool every client shares; a client may seat
     // GOLF_MAX_EXPERT_SEATS_PER_MIN of them.
@@ -586,6 +644,7 @@ on_both_backends!(
     squatting_seeks_keep_no_pair_apart,
     a_rotated_token_ends_the_game_stream,
     a_slow_receiver_does_not_delay_another_account,
+    a_receiver_failing_for_a_day_is_disabled_and_its_account_told,
     expert_seats_are_capped_per_client,
     turn_mine_reads_games_in_play_only,
     one_author_holds_at_most_twenty_open_challenges,
