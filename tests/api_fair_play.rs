@@ -356,6 +356,50 @@ async fn expert_seats_are_capped_per_client(backend: Backend) {
     assert_eq!(status, 201, "other bots are not counted");
 }
 
+async fn a_rematch_spends_the_expert_seats_it_seats_again(backend: Backend) {
+    // A rematch seats the finished game's bots again: its experts count as the join's did.
+    let database = TestDatabase::new(backend).await;
+    let app = spawn_app_with(database, Clock::system(), |config| {
+        config.http.expert_seats_per_min = Some(2);
+    })
+    .await;
+    let ada = app.sign_up("ada").await;
+    let (status, created) = app
+        .send_json(
+            Method::POST,
+            "/v1/games",
+            Some(&json!({"seats": 2, "holes": 1})),
+            Some(&ada),
+        )
+        .await;
+    assert_eq!(status, 201);
+    let id = created["id"].as_str().unwrap();
+    let path = format!("/v1/games/{id}/players");
+    let (status, _) = app
+        .send_json(Method::POST, &path, Some(&json!({})), Some(&ada))
+        .await;
+    assert_eq!(status, 201);
+    let expert = json!({"name": "Deep", "bot": "expert"});
+    let (status, _) = app
+        .send_json(Method::POST, &path, Some(&expert), Some(&ada))
+        .await;
+    assert_eq!(status, 201);
+    leave(&app, id, &ada).await;
+    let rematch = format!("/v1/games/{id}/rematch");
+    let (status, again) = app
+        .send_json(Method::POST, &rematch, None, Some(&ada))
+        .await;
+    assert_eq!(
+        (status, &again["status"]),
+        (201, &json!("accepted")),
+        "{again}"
+    );
+    let (status, problem) = app
+        .send_json(Method::POST, &rematch, None, Some(&ada))
+        .await;
+    assert_eq!((status, &problem["code"]), (429, &json!("rate_limited")));
+}
+
 async fn turn_mine_reads_games_in_play_only(backend: Backend) {
     // Finding 6: turn=mine with status=finished read every finished game of the account. Now it
     // is refused; turn=mine lists the games in play that wait for the account.
@@ -646,6 +690,7 @@ on_both_backends!(
     a_slow_receiver_does_not_delay_another_account,
     a_receiver_failing_for_a_day_is_disabled_and_its_account_told,
     expert_seats_are_capped_per_client,
+    a_rematch_spends_the_expert_seats_it_seats_again,
     turn_mine_reads_games_in_play_only,
     one_author_holds_at_most_twenty_open_challenges,
     rated_seek_and_challenge_games_always_have_a_clock,

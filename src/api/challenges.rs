@@ -6,9 +6,10 @@ use actix_web::{HttpRequest, HttpResponse, delete, get, post};
 use uuid::Uuid;
 
 use crate::api::http::{bearer, parse_body, private, read_body, with_location};
-use crate::api::limits::WriteAdmitted;
+use crate::api::limits::{WriteAdmitted, admit_expert_seats};
 use crate::api::problem::{ApiError, Problem};
 use crate::api::{AppState, docs};
+use crate::engine::BotKind;
 use crate::service::opponents::challenges::{Challenge, ChallengeList, NewChallengeRequest};
 
 /// A game's id, as the examples show it.
@@ -235,12 +236,26 @@ pub async fn rematch(
     state: Data<AppState>,
     request: HttpRequest,
     id: Path<Uuid>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, actix_web::Error> {
+    // The finished game's expert bots are seated again: they spend the client's expert seats.
+    let finished = state
+        .services
+        .views
+        .public_view(*id, None)
+        .await
+        .map_err(ApiError::from)?;
+    let experts = finished
+        .players
+        .iter()
+        .filter(|player| player.account.is_none() && player.bot == Some(BotKind::Expert))
+        .count();
+    admit_expert_seats(&request, experts)?;
     let challenge = state
         .services
         .challenges
         .rematch(*id, bearer(&request).as_deref())
-        .await?;
+        .await
+        .map_err(ApiError::from)?;
     let response = challenge_response(HttpResponse::Created(), &challenge);
     Ok(with_location(
         response,

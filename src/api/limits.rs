@@ -306,10 +306,11 @@ impl FromRequest for ReadAdmitted {
     }
 }
 
-/// Spends one of the client's expert seats (`GOLF_MAX_EXPERT_SEATS_PER_MIN`), or answers 429
-/// `rate_limited`: called by a join once its body names the expert bot.
-pub fn admit_expert_seat(request: &HttpRequest) -> Result<(), TooMany> {
-    spend(request, Budget::ExpertSeats)
+/// Spends `seats` of the client's expert seats (`GOLF_MAX_EXPERT_SEATS_PER_MIN`), or answers
+/// 429 `rate_limited`: called by a join whose body names the expert bot, and by a rematch that
+/// seats the finished game's experts again.
+pub fn admit_expert_seats(request: &HttpRequest, seats: usize) -> Result<(), TooMany> {
+    (0..seats).try_for_each(|_| spend(request, Budget::ExpertSeats))
 }
 
 /// 429: a limit of this client is reached; `Retry-After` says in how many seconds to try again.

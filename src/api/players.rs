@@ -10,7 +10,7 @@ use uuid::Uuid;
 use crate::api::http::{
     answer_response, bearer, client_scope, idempotency_key, parse_body, read_body,
 };
-use crate::api::limits::{WriteAdmitted, admit_expert_seat};
+use crate::api::limits::{WriteAdmitted, admit_expert_seats};
 use crate::api::problem::{ApiError, Problem};
 use crate::api::{AppState, constraints, docs};
 use crate::engine::BotKind;
@@ -80,7 +80,7 @@ pub async fn join_game(
         })
     });
     if matches!(&parsed, Ok(join) if join.bot == Some(BotKind::Expert)) {
-        admit_expert_seat(&request)?;
+        admit_expert_seats(&request, 1)?;
     }
     let parsed = match parsed {
         Ok(join) => ParsedLater::parsed(join),

@@ -16,9 +16,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures_util::StreamExt;
 use futures_util::future::select_all;
-use futures_util::stream::FuturesUnordered;
+use tokio::task::JoinSet;
 use tokio::time::Instant;
 use uuid::Uuid;
 
@@ -39,8 +38,7 @@ const HOOKS_PER_PASS: i64 = 100;
 /// Attempts made at once, each of a different account.
 const IN_FLIGHT: usize = 16;
 
-/// How soon to look again for deliveries due when those due belong to accounts with an attempt
-/// in flight (whose end wakes the worker sooner).
+/// How soon to look again for deliveries due that another instance's claim was taking.
 const RECHECK: Duration = Duration::from_millis(250);
 
 /// How long a webhook may fail every attempt before it is disabled.
@@ -54,6 +52,8 @@ const LEASE: Duration = Duration::from_secs(DELIVERY_TIMEOUT.as_secs() + 10);
 const PURGE_EVERY: Duration = Duration::from_secs(60 * 60);
 
 /// The delivery job's reach: the store, the service's time, and how webhooks are delivered.
+/// Cheap to clone: each attempt runs as a task of its own with a clone.
+#[derive(Clone)]
 pub struct Deliveries {
     store: Arc<dyn EventStore>,
     clock: Clock,
@@ -74,11 +74,14 @@ impl Deliveries {
         self.clock.now()
     }
 
-    /// Delivers webhooks until the jobs stop: see the module's documentation.
+    /// Delivers webhooks until the jobs stop: see the module's documentation. Each attempt is a
+    /// task of its own, so that it runs (and its timeout and its claim hold) while this loop
+    /// waits on the database; stopping the job aborts the attempts in flight, whose claims lapse
+    /// for another instance or the next start.
     pub async fn run(self) {
         let mut listening: HashMap<String, Subscription> = HashMap::new();
         let mut next_purge = Instant::now();
-        let mut in_flight = FuturesUnordered::new();
+        let mut in_flight = JoinSet::new();
         loop {
             if let Err(error) = self.listen_to_webhook_accounts(&mut listening).await {
                 tracing::warn!(%error, "cannot read the accounts with a webhook");
@@ -91,7 +94,9 @@ impl Deliveries {
             let wait = match self.delivery_pass(free).await {
                 Ok((claimed, lease, wait)) => {
                     for delivery in claimed {
-                        in_flight.push(self.attempt_delivery(delivery, lease));
+                        let this = self.clone();
+                        in_flight
+                            .spawn(async move { this.attempt_delivery(delivery, lease).await });
                     }
                     wait
                 }
@@ -101,9 +106,13 @@ impl Deliveries {
                 }
             };
             tokio::select! {
-                Some(recorded) = in_flight.next(), if !in_flight.is_empty() => {
-                    if let Err(error) = recorded {
-                        tracing::warn!(%error, "a webhook attempt could not be recorded");
+                Some(ended) = in_flight.join_next(), if !in_flight.is_empty() => {
+                    match ended {
+                        Ok(Ok(())) => {}
+                        Ok(Err(error)) => {
+                            tracing::warn!(%error, "a webhook attempt could not be recorded");
+                        }
+                        Err(error) => tracing::warn!(%error, "a webhook attempt failed to run"),
                     }
                 }
                 _ = any_change(&mut listening) => {}
@@ -130,7 +139,9 @@ impl Deliveries {
     }
 
     /// Enqueues the new events, then claims up to `free` deliveries due (under one lease);
-    /// answers them and how long to sleep before looking again (at most [`POLL`]).
+    /// answers them and how long to sleep before looking again (at most [`POLL`]; the end of an
+    /// attempt in flight wakes the loop sooner). The deliveries of accounts with an attempt in
+    /// flight are not looked for, so a slow receiver's backlog costs no claims.
     async fn delivery_pass(
         &self,
         free: usize,
@@ -141,18 +152,22 @@ impl Deliveries {
             .await?;
         let lease = Uuid::new_v4();
         let now = self.now();
-        let wait = match webhooks.next_delivery_due().await? {
-            Some(due) if due <= now => RECHECK,
-            Some(due) => return Ok((Vec::new(), lease, until(now, due).min(POLL))),
-            None => return Ok((Vec::new(), lease, POLL)),
-        };
-        if free == 0 {
-            return Ok((Vec::new(), lease, wait));
+        let due_now = |due: Option<Timestamp>| due.is_some_and(|due| due <= now);
+        let mut claimed = Vec::new();
+        if free > 0 && due_now(webhooks.next_delivery_due(now).await?) {
+            let until = Timestamp(now.0 + LEASE.as_micros() as i64);
+            claimed = webhooks
+                .claim_deliveries(now, until, lease, free as i64)
+                .await?;
         }
-        let until = Timestamp(now.0 + LEASE.as_micros() as i64);
-        let claimed = webhooks
-            .claim_deliveries(now, until, lease, free as i64)
-            .await?;
+        let wait = match webhooks.next_delivery_due(now).await? {
+            None => POLL,
+            Some(due) if due > now => until(now, due).min(POLL),
+            // Due, but another instance's claim holds them for a moment.
+            Some(_) if claimed.len() < free => RECHECK,
+            // More due than places: an attempt's end frees one.
+            Some(_) => POLL,
+        };
         Ok((claimed, lease, wait))
     }
 
@@ -226,10 +241,14 @@ impl Deliveries {
                     .unwrap_or(started.to_string()),
             ),
         };
-        let attempt = delivery.attempts + 1;
+        let (attempt, purged) = (delivery.attempts + 1, delivery.event.is_none());
+        // A delivery's first failure gets its retry: a webhook idle since an old failure is
+        // not "failing for a day" until it fails again.
         let next = match failing_since.as_deref() {
-            Some(since) if self.failing_too_long(since) => NextStep::Disable,
-            _ => self.next_step(attempt, outcome, delivery.event.is_none()),
+            Some(since) if attempt > 1 && !purged && self.failing_too_long(since) => {
+                NextStep::Disable
+            }
+            _ => self.next_step(attempt, outcome, purged),
         };
         let notice = (next == NextStep::Disable).then(|| {
             let reason = match outcome.status {

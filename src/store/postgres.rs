@@ -271,10 +271,12 @@ impl Backend for Postgres {
             SELECT pg_notify('golf_events', id::text) FROM cancelled",
         unanalysed_games: "\
             SELECT id FROM ( \
-                SELECT id, last_entry_at, row_number() OVER ( \
-                    PARTITION BY host_account ORDER BY last_entry_at DESC, id) AS turn \
-                FROM games WHERE status = 'finished' AND NOT analysed) AS unanalysed \
-            ORDER BY turn, last_entry_at DESC, id LIMIT $1",
+                SELECT id, ended, row_number() OVER ( \
+                    PARTITION BY host_account ORDER BY ended DESC, id) AS turn \
+                FROM (SELECT id, host_account, COALESCE(last_entry_at, '') AS ended FROM games \
+                      WHERE status = 'finished' AND NOT analysed ORDER BY id LIMIT 1000) AS backlog \
+            ) AS unanalysed \
+            ORDER BY turn, ended DESC, id LIMIT $1",
         mark_analysed: "UPDATE games SET analysed = true WHERE id = $1",
         unaudited_games: "\
             SELECT id FROM games WHERE status = 'finished' AND audit_verified IS NULL \

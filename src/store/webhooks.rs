@@ -119,10 +119,10 @@ pub trait WebhookStore: Send + Sync {
     async fn enqueue_deliveries(&self, now: Timestamp, limit: i64) -> Result<u64, StoreError>;
 
     /// Claims up to `limit` deliveries due at `now`, earliest first, under `lease` until
-    /// `until`: no other claim takes them before then. At most one per account, and none of an
-    /// account with a delivery in flight (claimed, its lease not over), so that one account's
-    /// slow receiver holds one place only and its events arrive in order. A claim whose instance
-    /// dies is taken up again once `until` passes.
+    /// `until`: no other claim takes them before then. At most one per account (its earliest
+    /// due), and none of an account with a delivery in flight (claimed, its lease not over), so
+    /// that one account's slow receiver holds one place only. A claim whose instance dies is
+    /// taken up again once `until` passes.
     async fn claim_deliveries(
         &self,
         now: Timestamp,
@@ -135,8 +135,9 @@ pub trait WebhookStore: Send + Sync {
     /// claim that outlived its lease was taken up by another attempt): whether it did.
     async fn record_attempt(&self, attempt: &AttemptMade) -> Result<bool, StoreError>;
 
-    /// When the earliest delivery is due, if any waits.
-    async fn next_delivery_due(&self) -> Result<Option<Timestamp>, StoreError>;
+    /// When the earliest delivery of an account with none in flight at `now` is due, if any
+    /// waits (a delivery in flight counts as due when its claim ends).
+    async fn next_delivery_due(&self, now: Timestamp) -> Result<Option<Timestamp>, StoreError>;
 
     /// Deletes attempts made before `before`; returns how many.
     async fn purge_webhook_attempts(&self, before: Timestamp) -> Result<u64, StoreError>;

@@ -318,8 +318,8 @@ impl LiveLog {
     }
 
     /// Whether the account token the stream was opened with is still its account's (always, for
-    /// a seat or host token, which nobody rotates). A failed check keeps the stream: the next
-    /// one decides.
+    /// a seat or host token, which nobody rotates). A check that fails ends the stream too: what
+    /// was read could be a rotated token's to see no more, and the client reopens it.
     async fn token_is_current(&self) -> bool {
         let Some(hash) = &self.account_token else {
             return true;
@@ -328,7 +328,7 @@ impl LiveLog {
             Ok(current) => current,
             Err(error) => {
                 tracing::warn!(game = %self.id, %error, "cannot check a stream's account token");
-                true
+                false
             }
         }
     }

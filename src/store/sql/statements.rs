@@ -48,9 +48,11 @@ pub struct Statements {
     /// ([`Backend::NOTIFIES_ON_COMMIT`](super::Backend::NOTIFIES_ON_COMMIT)), the same statement
     /// announces it.
     pub cancel_game: &'static str,
-    /// Up to `$1` finished games without an analysis (`games_unanalysed`), fair between their
-    /// hosts: each host's newest first, then each host's second newest, and so on (the games of
-    /// no account as one host), so that one host's many games do not hold back the others'.
+    /// Up to `$1` finished games without an analysis, fair between their hosts: each host's
+    /// newest first, then each host's second newest, and so on (the games of no account as one
+    /// host, those of before the last entry's time was kept last), so that one host's many games
+    /// do not hold back the others'. Chosen among the first 1000 of the backlog in id order
+    /// (`games_unanalysed`), so that a backlog of millions costs a pass no more.
     pub unanalysed_games: &'static str,
     /// Marks game `$1` analysed, in the transaction that stores its analysis.
     pub mark_analysed: &'static str,

@@ -340,11 +340,16 @@ where
         Ok(true)
     }
 
-    async fn next_delivery_due(&self) -> Result<Option<Timestamp>, StoreError> {
-        let (due,): (Option<String>,) =
-            sqlx::query_as("SELECT min(due_at) FROM webhook_deliveries")
-                .fetch_one(&self.pool)
-                .await?;
+    async fn next_delivery_due(&self, now: Timestamp) -> Result<Option<Timestamp>, StoreError> {
+        let (due,): (Option<String>,) = sqlx::query_as(
+            "SELECT min(d.due_at) FROM webhook_deliveries AS d \
+             WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries AS f \
+                               WHERE f.account = d.account AND f.lease IS NOT NULL \
+                                   AND f.due_at > $1 AND f.event_id <> d.event_id)",
+        )
+        .bind(now.to_string())
+        .fetch_one(&self.pool)
+        .await?;
         due.map(|due| Timestamp::parse(&due))
             .transpose()
             .map_err(|e| StoreError::Corrupt(e.to_string()))
