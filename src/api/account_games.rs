@@ -252,7 +252,7 @@ fn webhook_disabled_type() -> utoipa::openapi::Object {
     security(("bearer" = [])),
     responses(
         (status = 200, description = "A page of the account's games", body = AccountGamesPage, example = json!(games_page_example())),
-        (status = 400, description = "malformed_request: a parameter or the cursor does not parse, or turn=mine with status=finished", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "malformed_request: a parameter or the cursor does not parse", body = Problem, content_type = "application/problem+json"),
         docs::Unauthorized,
         (status = 422, description = "out_of_range: a limit that is not 1 to 100", body = Problem, content_type = "application/problem+json"),
         docs::DatabaseFailures,
