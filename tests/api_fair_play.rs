@@ -71,6 +71,14 @@ async fn leave(app: &TestApp, id: &str, token: &str) {
     assert_eq!(status, 200, "{view}");
 }
 
+/// `author`'s account challenges the account `to` to a game of the defaults; answers the status
+/// and the reply.
+async fn challenge(app: &TestApp, author: &str, to: &str) -> (u16, Value) {
+    let body = json!({"to": [to]});
+    app.send_json(Method::POST, "/v1/challenges", Some(&body), Some(author))
+        .await
+}
+
 async fn bots_and_a_leave_farm_no_rating(backend: Backend) {
     // Finding 1: an account hosting a rated game of itself and three bots, then leaving, was
     // credited with the greedy bot's win; twelve times took it to first place. Now a game of one
@@ -232,20 +240,13 @@ async fn a_slow_receiver_does_not_delay_another_account(backend: Backend) {
     // Twenty events for the slow account (a challenge from each of twenty authors)...
     for i in 0..20 {
         let author = app.sign_up(&format!("author{i}")).await;
-        let body = json!({"to": ["slow"]});
-        let (status, _) = app
-            .send_json(Method::POST, "/v1/challenges", Some(&body), Some(&author))
-            .await;
-        assert_eq!(status, 201);
+        assert_eq!(challenge(&app, &author, "slow").await.0, 201);
     }
     slow_receiver.wait_for(1).await;
     // ...then one for the fast account.
     let author = app.sign_up("eve").await;
     let sent = Instant::now();
-    let body = json!({"to": ["fast"]});
-    let (status, _) = app
-        .send_json(Method::POST, "/v1/challenges", Some(&body), Some(&author))
-        .await;
+    let (status, _) = challenge(&app, &author, "fast").await;
     assert_eq!(status, 201);
     fast_receiver.wait_for(1).await;
     let delay = sent.elapsed();
@@ -272,14 +273,7 @@ async fn a_receiver_failing_for_a_day_is_disabled_and_its_account_told(backend: 
         .await;
     assert_eq!(status, 200);
     let bob = app.sign_up("bob").await;
-    let (status, _) = app
-        .send_json(
-            Method::POST,
-            "/v1/challenges",
-            Some(&json!({"to": ["ada"]})),
-            Some(&bob),
-        )
-        .await;
+    let (status, _) = challenge(&app, &bob, "ada").await;
     assert_eq!(status, 201);
     receiver.wait_for(1).await;
     let (_, webhook) = app
@@ -451,50 +445,21 @@ async fn one_author_holds_at_most_twenty_open_challenges(backend: Backend) {
             app.sign_up(&format!("target{i}")).await,
         ));
     }
-    let challenge = |to: &str| json!({"to": [to]});
     for i in 0..3 {
-        let (status, _) = app
-            .send_json(
-                Method::POST,
-                "/v1/challenges",
-                Some(&challenge("target0")),
-                Some(&spammer),
-            )
-            .await;
+        let (status, _) = challenge(&app, &spammer, "target0").await;
         assert_eq!(status, 201, "challenge {i} to target0");
     }
-    let (status, problem) = app
-        .send_json(
-            Method::POST,
-            "/v1/challenges",
-            Some(&challenge("target0")),
-            Some(&spammer),
-        )
-        .await;
+    let (status, problem) = challenge(&app, &spammer, "target0").await;
     assert_eq!(
         (status, &problem["code"]),
         (409, &json!("too_many_challenges"))
     );
     for i in 3..20 {
         let to = &targets[1 + (i - 3) / 3].0;
-        let (status, _) = app
-            .send_json(
-                Method::POST,
-                "/v1/challenges",
-                Some(&challenge(to)),
-                Some(&spammer),
-            )
-            .await;
+        let (status, _) = challenge(&app, &spammer, to).await;
         assert_eq!(status, 201, "challenge {i}");
     }
-    let (status, problem) = app
-        .send_json(
-            Method::POST,
-            "/v1/challenges",
-            Some(&challenge("target7")),
-            Some(&spammer),
-        )
-        .await;
+    let (status, problem) = challenge(&app, &spammer, "target7").await;
     assert_eq!(
         (status, &problem["code"]),
         (409, &json!("too_many_challenges")),
@@ -510,14 +475,7 @@ async fn one_author_holds_at_most_twenty_open_challenges(backend: Backend) {
     );
     // Another author is not held back.
     let other = app.sign_up("other").await;
-    let (status, _) = app
-        .send_json(
-            Method::POST,
-            "/v1/challenges",
-            Some(&challenge("target0")),
-            Some(&other),
-        )
-        .await;
+    let (status, _) = challenge(&app, &other, "target0").await;
     assert_eq!(status, 201);
 }
 
