@@ -1,5 +1,5 @@
 //! The entry points: the command line of `golf-server` and its commands, `serve` (the default),
-//! `openapi`, `simulate`, `check-db`, `verify`, `analyze` and `fill`.
+//! `openapi`, `simulate`, `check-db`, `verify`, `analyze`, `fill` and `distribute`.
 //!
 //! - `mod.rs`: parsing the command line, and running the chosen command;
 //! - [`check_db`]: the audit of every stored game;
@@ -61,6 +61,11 @@ enum Command {
     /// measure requests on a large database: one-hole games finished by bots (a tenth with an
     /// account's seat), games in progress of accounts, and waiting games in the lobby.
     Fill(FillArgs),
+    /// Distribute the PostgreSQL database named by DATABASE_URL, the coordinator of a Citus
+    /// cluster, after migrating it: the game tables by game, the account tables by account,
+    /// seeks and challenges as reference tables (docs/SCALING.md). Says each step it takes; a
+    /// second run has none left.
+    Distribute,
 }
 
 #[derive(Args)]
@@ -142,6 +147,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Verify(args) => verify::run(&args.file, args.json),
         Command::Analyze(args) => analyze::run(&args.file, args.json),
         Command::Fill(args) => fill(args),
+        Command::Distribute => distribute(),
     }
 }
 
@@ -289,6 +295,28 @@ fn check_db() -> ExitCode {
 
 /// Reads the configuration, starts logging to `logs` and builds the async runtime; on failure
 /// prints one line and returns `None`.
+fn distribute() -> ExitCode {
+    let Some((config, runtime)) = prepare(LogOutput::Stderr) else {
+        return ExitCode::FAILURE;
+    };
+    match runtime.block_on(store::distribute::distribute(&config.database_url)) {
+        Ok(steps) if steps.is_empty() => {
+            println!("every table is distributed already");
+            ExitCode::SUCCESS
+        }
+        Ok(steps) => {
+            for step in steps {
+                println!("{step}");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("golf-server distribute: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn prepare(logs: LogOutput) -> Option<(Config, tokio::runtime::Runtime)> {
     let config = match Config::from_env() {
         Ok(config) => config,

@@ -20,6 +20,7 @@
 //!   last acceptance creates), reached by [`EventStore::challenges`].
 //! - [`seeks`]: the [`SeekStore`] trait (seeks, and the game that matches them, written under a
 //!   lock on their pool), reached by [`EventStore::seeks`].
+//! - [`distribute`]: the schema's distribution over a Citus cluster (`golf-server distribute`).
 //! - [`chain`]: salts, canonical JSON and the hash chain ([`chain::verify_chain`]).
 //! - [`error`]: [`StoreError`] and the mapping of database errors.
 //! - [`notify`]: the per-instance hub that wakes streams of the live log when a game changes.
@@ -48,6 +49,7 @@ pub mod accounts;
 pub mod chain;
 pub mod challenges;
 pub mod codec;
+pub mod distribute;
 pub mod error;
 pub mod notify;
 mod postgres;
