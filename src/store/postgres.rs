@@ -39,8 +39,12 @@ impl PgStore {
             .connect_with(server.clone())
             .await?;
         let migrated = sqlx::migrate!("migrations/postgres").run(&migrating).await;
+        let distributed = match migrated {
+            Ok(()) => distributed(&migrating).await,
+            Err(error) => Err(error.into()),
+        };
         migrating.close().await;
-        migrated?;
+        let distributed = distributed?;
         let changes = if options.listen {
             Changes::listening(&server)
         } else {
@@ -55,14 +59,37 @@ impl PgStore {
                 ("lock_timeout", lock_ms),
             ]))
             .await?;
-        Ok(SqlStore { pool, changes })
+        Ok(SqlStore {
+            pool,
+            changes,
+            distributed,
+        })
     }
 }
 
-/// The parts of [`APPEND`] that write the games' rows and those beside them.
+/// Whether the game tables are distributed over a Citus cluster (`golf-server distribute`).
+async fn distributed(pool: &PgPool) -> Result<bool, StoreError> {
+    let citus: bool =
+        sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')")
+            .fetch_one(pool)
+            .await?;
+    if !citus {
+        return Ok(false);
+    }
+    Ok(sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM citus_tables \
+                        WHERE table_name = 'games'::regclass AND citus_table_type = 'distributed')",
+    )
+    .fetch_one(pool)
+    .await?)
+}
+
+/// The parts of [`APPEND`] that write the games' rows and those beside them; `$moved` and
+/// `$expired` narrow the rows that the update of `games` and the deletion of expired responses
+/// read (on a distributed database, to the one game's shard).
 macro_rules! append_games {
-    () => {
-        "\
+    ($moved:literal, $expired:literal) => {
+        concat!("\
     WITH head AS ( \
         UPDATE games SET version = g.version, head_hash = decode(g.head_hash, 'hex'), \
             status = g.status, projection = ($7::text[])[g.projection]::json, \
@@ -72,7 +99,8 @@ macro_rules! append_games {
             json_to_record(input.row) AS g (id uuid, expected bigint, version bigint, \
                 head_hash text, status text, projection integer, joined integer, \
                 deadline_at timestamptz, last_entry_seq bigint, last_entry_at text) \
-        WHERE games.id = g.id AND games.version = g.expected AND games.status <> 'cancelled' \
+        WHERE games.id = g.id AND games.version = g.expected AND games.status <> 'cancelled' ",
+        $moved, " \
         RETURNING games.id, games.version), \
     appended AS ( \
         INSERT INTO events (game_id, seq, type, data, at, salt, hash) \
@@ -94,7 +122,7 @@ macro_rules! append_games {
             json_to_record(input.row) AS r (game_id uuid, seat integer, key text) \
         WHERE m.game_id = r.game_id AND m.seat = r.seat AND m.key = r.key \
             AND m.created_at <= now() - make_interval(secs => $6) \
-            AND r.game_id IN (SELECT id FROM head) \
+            AND r.game_id IN (SELECT id FROM head) ", $expired, " \
         RETURNING 1), \
     answered AS ( \
         INSERT INTO move_idempotency (game_id, seat, key, fingerprint, status, body) \
@@ -106,7 +134,22 @@ macro_rules! append_games {
         INSERT INTO snapshots (game_id, seq, state) \
         SELECT s.game_id, s.seq, ($7::text[])[s.state]::json \
         FROM json_to_recordset($5::json) AS s (game_id uuid, seq bigint, state integer) \
-        WHERE s.game_id IN (SELECT id FROM head)) "
+        WHERE s.game_id IN (SELECT id FROM head)) ")
+    };
+}
+
+/// The part of [`APPEND`] that writes where the games stand for their accounts (`$8`).
+macro_rules! list_account_games {
+    () => {
+        ", \
+    listed AS ( \
+        INSERT INTO account_games (game_id, account, seat, status, updated_at, won) \
+        SELECT a.game_id, a.account, a.seat, a.status, a.updated_at, a.won \
+        FROM json_to_recordset($8::json) AS a (game_id uuid, account text, seat integer, \
+            status text, updated_at text, won boolean) \
+        WHERE a.game_id IN (SELECT id FROM head) \
+        ON CONFLICT (game_id, account) DO UPDATE SET status = excluded.status, \
+            updated_at = excluded.updated_at, won = excluded.won) "
     };
 }
 
@@ -153,16 +196,9 @@ macro_rules! notify_games {
 /// `pg_notify` in the same statement costs no round trip; the notifications leave on commit,
 /// each game's with the version its head reached.
 const APPEND: &str = concat!(
-    append_games!(),
+    append_games!("", ""),
+    list_account_games!(),
     ", \
-    listed AS ( \
-        INSERT INTO account_games (game_id, account, seat, status, updated_at, won) \
-        SELECT a.game_id, a.account, a.seat, a.status, a.updated_at, a.won \
-        FROM json_to_recordset($8::json) AS a (game_id uuid, account text, seat integer, \
-            status text, updated_at text, won boolean) \
-        WHERE a.game_id IN (SELECT id FROM head) \
-        ON CONFLICT (game_id, account) DO UPDATE SET status = excluded.status, \
-            updated_at = excluded.updated_at, won = excluded.won), \
     noticed AS MATERIALIZED ( \
         SELECT n.game_id, n.account, n.wake, n.ord, n.at, n.type, n.data \
         FROM json_to_recordset($9::json) AS n (game_id uuid, account text, wake text, \
@@ -188,7 +224,29 @@ const APPEND: &str = concat!(
 
 /// [`APPEND`] for a batch that touches no account: its executor would still set up each
 /// account part, only to find it empty (measured: a move cost PostgreSQL about a tenth more).
-const APPEND_WITHOUT_ACCOUNTS: &str = concat!(append_games!(), notify_games!());
+const APPEND_WITHOUT_ACCOUNTS: &str = concat!(append_games!("", ""), notify_games!());
+
+/// [`APPEND`]'s game parts for the one game `$9` on a distributed database, with its accounts'
+/// games (`$8`), which are distributed by game: the update and the deletion name the game, so
+/// Citus runs every part on the game's shard (docs/SCALING.md has the plan).
+const APPEND_DISTRIBUTED: &str = concat!(
+    append_games!("AND games.id = $9", "AND m.game_id = $9"),
+    list_account_games!(),
+    notify_games!()
+);
+
+/// Numbers and stores the events that a distributed append announces to account `$1` (`$3` of
+/// them, among the batch's account events `$2`) on the account's shard: [`APPEND`]'s `numbered`
+/// and `announced` for one account.
+const ANNOUNCE_DISTRIBUTED: &str = "\
+    WITH numbered AS ( \
+        UPDATE accounts SET last_event_id = last_event_id + $3 WHERE username = $1 \
+        RETURNING last_event_id - $3 AS base) \
+    INSERT INTO account_events (account, id, at, type, game_id, data) \
+    SELECT $1, b.base + row_number() OVER (ORDER BY n.ord), n.at, n.type, n.game_id, n.data \
+    FROM json_to_recordset($2::json) AS n (account text, ord integer, at text, type text, \
+        game_id uuid, data jsonb), numbered AS b \
+    WHERE n.account = $1";
 
 impl Backend for Postgres {
     /// Seconds, as `make_interval(secs => $1)` takes them.
@@ -219,8 +277,8 @@ impl Backend for Postgres {
             VALUES ($2, $3, $4, $5) \
             ON CONFLICT (key) DO UPDATE \
             SET fingerprint = excluded.fingerprint, status = excluded.status, \
-                body = excluded.body, created_at = now() \
-            WHERE create_idempotency.created_at <= now() - make_interval(secs => $1)",
+                body = excluded.body, created_at = excluded.created_at \
+            WHERE extract(epoch FROM excluded.created_at - create_idempotency.created_at) >= $1",
         find_game_response: "\
             SELECT fingerprint, status, body FROM move_idempotency \
             WHERE game_id = $2 AND seat = $3 AND key = $4 \
@@ -410,6 +468,47 @@ impl Backend for Postgres {
             query
         };
         Ok(query.fetch_all(conn).await?)
+    }
+
+    /// The game's statement ([`APPEND_DISTRIBUTED`]), then one for each account that hears of
+    /// it ([`ANNOUNCE_DISTRIBUTED`], in name order, as [`APPEND`] takes their rows), then the
+    /// accounts' wake-ups, run on the coordinator (no table), which the listeners of every
+    /// instance are connected to.
+    async fn append_distributed(
+        pool: &PgPool,
+        batch: &Batch<'_>,
+        game_id: Uuid,
+    ) -> Result<Vec<Uuid>, StoreError> {
+        let mut transaction = pool.begin().await?;
+        let moved: Vec<Uuid> = sqlx::query_scalar(APPEND_DISTRIBUTED)
+            .bind(&batch.games)
+            .bind(&batch.events)
+            .bind(&batch.seats)
+            .bind(&batch.responses)
+            .bind(&batch.snapshots)
+            .bind(IDEMPOTENCY_TTL.as_secs_f64())
+            .bind(&batch.documents)
+            .bind(&batch.account_games)
+            .bind(game_id)
+            .fetch_all(&mut *transaction)
+            .await?;
+        if !moved.is_empty() && !batch.noticed.is_empty() {
+            for noticed in &batch.noticed {
+                sqlx::query(ANNOUNCE_DISTRIBUTED)
+                    .bind(noticed.account)
+                    .bind(&batch.account_events)
+                    .bind(noticed.events)
+                    .execute(&mut *transaction)
+                    .await?;
+            }
+            let wakes: Vec<String> = batch.noticed.iter().map(|n| n.wake.to_string()).collect();
+            sqlx::query("SELECT pg_notify('golf_events', wake) FROM unnest($1::text[]) AS wake")
+                .bind(wakes)
+                .execute(&mut *transaction)
+                .await?;
+        }
+        transaction.commit().await?;
+        Ok(moved)
     }
 
     /// The statement outside a transaction: one round trip and one commit for all of them.

@@ -24,6 +24,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use futures_util::future::join_all;
 use serde_json::Value;
 use sqlx::types::Json;
 use sqlx::{Database, Encode, Executor, FromRow, IntoArguments, Pool, Transaction, Type};
@@ -98,6 +99,17 @@ pub trait Backend: Database<Arguments: IntoArguments<Self>> {
         batch: &Batch<'_>,
     ) -> impl Future<Output = Result<Vec<Uuid>, StoreError>> + Send;
 
+    /// Writes `batch`, of the one game `game_id`, on a database distributed by game (Citus):
+    /// the game's rows on its shard, then its accounts' events on theirs, in one transaction.
+    /// Returns the game's id if it moved. Only PostgreSQL is ever distributed.
+    fn append_distributed(
+        pool: &Pool<Self>,
+        batch: &Batch<'_>,
+        _game_id: Uuid,
+    ) -> impl Future<Output = Result<Vec<Uuid>, StoreError>> + Send {
+        Self::append_batch(pool, batch)
+    }
+
     /// [`Backend::write_batch`] in a write of its own: one commit for the whole batch.
     fn append_batch(
         pool: &Pool<Self>,
@@ -137,6 +149,9 @@ pub struct SqlStore<DB: Database> {
     pub(super) pool: Pool<DB>,
     /// Who waits for which game's new entries, in this instance.
     pub(super) changes: Arc<Changes>,
+    /// Whether the game tables are distributed by game over a Citus cluster (`golf-server
+    /// distribute`): then each append is written on its own, so that it is one shard's work.
+    pub(super) distributed: bool,
 }
 
 impl<DB: Backend> SqlStore<DB> {
@@ -163,6 +178,9 @@ impl<DB: Backend> SqlStore<DB> {
     /// writing it again would answer a stored move with a `Conflict` that the caller retries
     /// as a new request.
     async fn write_each(&self, appends: &[Sealed<'_>]) -> Vec<Result<bool, StoreError>> {
+        if self.distributed {
+            return join_all(appends.iter().map(|one| self.write_apart(one))).await;
+        }
         match Self::write(&self.pool, appends).await {
             Ok(written) => written.into_iter().map(Ok).collect(),
             Err(StoreError::Conflict | StoreError::Busy) if appends.len() > 1 => {
@@ -187,6 +205,14 @@ impl<DB: Backend> SqlStore<DB> {
             written.push(alone);
         }
         written
+    }
+
+    /// Writes `one` in a commit of its own on a distributed database, beside the others of its
+    /// batch (each on its game's shard); answers whether it was written.
+    async fn write_apart(&self, one: &Sealed<'_>) -> Result<bool, StoreError> {
+        let batch = Batch::of(std::slice::from_ref(one))?;
+        let moved = DB::append_distributed(&self.pool, &batch, one.game_id).await?;
+        Ok(moved == [one.game_id])
     }
 
     /// Writes `appends` in one commit; answers for each whether its game moved.

@@ -57,6 +57,7 @@ impl SqliteStore {
         Ok(SqlStore {
             pool,
             changes: Changes::in_process(),
+            distributed: false,
         })
     }
 }

@@ -45,6 +45,16 @@ pub struct Batch<'a> {
     pub account_events: String,
     /// The JSON texts of the projections and snapshot states, in the order the parts name them.
     pub documents: Vec<&'a str>,
+    /// The accounts that `account_events` names, in name order, each with its count of events
+    /// and its wake-up key.
+    pub noticed: Vec<Noticed<'a>>,
+}
+
+/// An account that a batch's events go to.
+pub struct Noticed<'a> {
+    pub account: &'a str,
+    pub events: i64,
+    pub wake: Uuid,
 }
 
 #[derive(Serialize)]
@@ -148,7 +158,23 @@ impl<'a> Batch<'a> {
         }
         // PostgreSQL locks the game rows in this order: the same in every batch.
         parts.games.sort_unstable_by_key(|game| game.id);
+        let mut noticed: Vec<Noticed<'a>> = Vec::new();
+        for event in &parts.account_events {
+            match noticed
+                .iter_mut()
+                .find(|seen| seen.account == event.account)
+            {
+                Some(seen) => seen.events += 1,
+                None => noticed.push(Noticed {
+                    account: event.account,
+                    events: 1,
+                    wake: event.wake,
+                }),
+            }
+        }
+        noticed.sort_unstable_by_key(|seen| seen.account);
         Ok(Batch {
+            noticed,
             games: text(&parts.games)?,
             events: text(&parts.events)?,
             seats: text(&parts.seats)?,
