@@ -2,6 +2,7 @@
 
 #![allow(dead_code)] // each test binary uses a different part of this module
 
+pub mod citus;
 pub mod cluster;
 pub mod contract;
 pub mod load;
@@ -113,9 +114,14 @@ impl TestDatabase {
                     .execute(&mut admin)
                     .await
                     .expect("create a test database");
+                let url = with_database(&postgres_server_url(), &name);
+                let workers = citus::workers(&mut admin).await;
+                if !workers.is_empty() {
+                    citus::distribute(&url, &name, &workers).await;
+                }
                 TestDatabase {
                     backend,
-                    url: with_database(&postgres_server_url(), &name),
+                    url,
                     name: Some(name),
                     _dir: None,
                 }
@@ -197,10 +203,16 @@ async fn drop_database(name: &str) -> Result<(), String> {
     let dropping = async {
         let mut admin = PgConnection::connect(&postgres_server_url()).await?;
         let statement = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
-        sqlx::query(sqlx::AssertSqlSafe(statement))
+        sqlx::query(sqlx::AssertSqlSafe(statement.clone()))
             .execute(&mut admin)
-            .await
-            .map(drop)
+            .await?;
+        for worker in citus::workers(&mut admin).await {
+            let mut conn = PgConnection::connect(&worker.url("postgres")).await?;
+            sqlx::query(sqlx::AssertSqlSafe(statement.clone()))
+                .execute(&mut conn)
+                .await?;
+        }
+        Ok::<(), sqlx::Error>(())
     };
     match tokio::time::timeout(DROP_TIMEOUT, dropping).await {
         Ok(Ok(())) => Ok(()),

@@ -1,0 +1,91 @@
+//! Test databases on a Citus cluster: when the tests' PostgreSQL server (`DATABASE_URL`) is the
+//! coordinator of one (scripts/citus), each fresh database is made on every node, the workers
+//! are added to it, and it is distributed as `golf-server distribute` distributes it.
+
+use sqlx::Connection;
+use sqlx::postgres::PgConnection;
+
+/// A worker of the cluster, as the coordinator's metadata names it.
+pub struct Worker {
+    host: String,
+    port: i32,
+}
+
+impl Worker {
+    /// The URL of `database` on this worker.
+    pub fn url(&self, database: &str) -> String {
+        format!("postgres://postgres@{}:{}/{database}", self.host, self.port)
+    }
+}
+
+/// The workers of the cluster whose coordinator `admin` is connected to; none when the server
+/// is a plain PostgreSQL.
+pub async fn workers(admin: &mut PgConnection) -> Vec<Worker> {
+    let citus: Option<i32> =
+        sqlx::query_scalar("SELECT 1 FROM pg_extension WHERE extname = 'citus'")
+            .fetch_optional(&mut *admin)
+            .await
+            .expect("read the extensions");
+    if citus.is_none() {
+        return Vec::new();
+    }
+    let nodes: Vec<(String, i32)> = sqlx::query_as(
+        "SELECT nodename, nodeport FROM pg_dist_node WHERE groupid <> 0 AND isactive \
+         ORDER BY nodeid",
+    )
+    .fetch_all(admin)
+    .await
+    .expect("read the cluster's workers");
+    nodes
+        .into_iter()
+        .map(|(host, port)| Worker { host, port })
+        .collect()
+}
+
+/// Makes the fresh database `name` (at `url` on the coordinator) a distributed one.
+pub async fn distribute(url: &str, name: &str, workers: &[Worker]) {
+    for worker in workers {
+        let mut conn = PgConnection::connect(&worker.url("postgres"))
+            .await
+            .expect("connect to a worker");
+        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+            .execute(&mut conn)
+            .await
+            .expect("create the test database on a worker");
+        let mut conn = PgConnection::connect(&worker.url(name))
+            .await
+            .expect("connect to the test database on a worker");
+        sqlx::raw_sql("CREATE EXTENSION citus")
+            .execute(&mut conn)
+            .await
+            .expect("citus on a worker");
+    }
+    let mut coordinator = PgConnection::connect(url)
+        .await
+        .expect("connect to the test database");
+    sqlx::raw_sql("CREATE EXTENSION citus")
+        .execute(&mut coordinator)
+        .await
+        .expect("citus on the coordinator");
+    let own: (String, i32) = sqlx::query_as("SELECT host(inet_server_addr()), inet_server_port()")
+        .fetch_one(&mut coordinator)
+        .await
+        .expect("the coordinator's address");
+    sqlx::query("SELECT citus_set_coordinator_host($1, $2)")
+        .bind(&own.0)
+        .bind(own.1)
+        .execute(&mut coordinator)
+        .await
+        .expect("name the coordinator");
+    for worker in workers {
+        sqlx::query("SELECT citus_add_node($1, $2)")
+            .bind(&worker.host)
+            .bind(worker.port)
+            .execute(&mut coordinator)
+            .await
+            .expect("add a worker");
+    }
+    golf_server::store::distribute::distribute(url)
+        .await
+        .expect("distribute the test database");
+}
