@@ -119,14 +119,19 @@ async fn distribute_group(
         if placement(conn, table).await?.as_deref() == Some("distributed") {
             continue;
         }
-        let colocation = if *table == first { "none" } else { first };
+        let (colocation, step) = if *table == first {
+            ("none", format!("{table}: distributed by {column}"))
+        } else {
+            (
+                first,
+                format!("{table}: distributed by {column}, colocated with {first}"),
+            )
+        };
         let statement = format!(
             "SELECT create_distributed_table('{table}', '{column}', colocate_with => '{colocation}')"
         );
         execute(conn, &statement).await?;
-        steps.push(format!(
-            "{table}: distributed by {column}, colocated with {first}"
-        ));
+        steps.push(step);
     }
     Ok(())
 }

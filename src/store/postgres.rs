@@ -16,7 +16,8 @@ use uuid::Uuid;
 use super::accounts::ACCOUNT_EVENTS_TTL;
 use super::notify::Changes;
 use super::sql::{
-    AccountStatements, Backend, Batch, RatingStatements, SqlStore, Statements, WebhookStatements,
+    AccountStatements, Backend, Batch, Distributed, RatingStatements, SqlStore, Statements,
+    WebhookStatements, due_deliveries, hooks_behind,
 };
 use super::{IDEMPOTENCY_TTL, PoolOptions, StoreError};
 
@@ -52,12 +53,21 @@ impl PgStore {
         };
         let statement_ms = options.statement_timeout.as_millis().max(1);
         let lock_ms = statement_ms.div_ceil(2);
+        let mut settings = server.options([
+            ("statement_timeout", statement_ms),
+            ("lock_timeout", lock_ms),
+        ]);
+        let distributed = distributed.then(|| {
+            settings = settings
+                .clone()
+                .options([("citus.propagate_set_commands", "local")]);
+            Distributed {
+                begin_append: format!("BEGIN; SET LOCAL lock_timeout = {lock_ms}"),
+            }
+        });
         let pool = pool_options()
             .max_connections(options.max_connections)
-            .connect_with(server.options([
-                ("statement_timeout", statement_ms),
-                ("lock_timeout", lock_ms),
-            ]))
+            .connect_with(settings)
             .await?;
         Ok(SqlStore {
             pool,
@@ -228,12 +238,19 @@ const APPEND_WITHOUT_ACCOUNTS: &str = concat!(append_games!("", ""), notify_game
 
 /// [`APPEND`]'s game parts for the one game `$9` on a distributed database, with its accounts'
 /// games (`$8`), which are distributed by game: the update and the deletion name the game, so
-/// Citus runs every part on the game's shard (docs/SCALING.md has the plan).
+/// Citus runs every part on the game's shard (docs/SCALING.md has the plan). It returns the
+/// game's id and version if it moved, and notifies nobody: Citus may run a statement on one
+/// game wholly on its worker, whose notifications no instance hears.
 const APPEND_DISTRIBUTED: &str = concat!(
     append_games!("AND games.id = $9", "AND m.game_id = $9"),
     list_account_games!(),
-    notify_games!()
+    " SELECT id, version FROM head"
 );
+
+/// Notifies `golf_events` of each of `$1`: it reads no table, so it runs on the coordinator,
+/// whose notifications every instance's listener hears.
+const NOTIFY_ON_COORDINATOR: &str =
+    "SELECT pg_notify('golf_events', payload) FROM unnest($1::text[]) AS payload";
 
 /// Numbers and stores the events that a distributed append announces to account `$1` (`$3` of
 /// them, among the batch's account events `$2`) on the account's shard: [`APPEND`]'s `numbered`
@@ -345,23 +362,10 @@ impl Backend for Postgres {
 
     /// Rows another instance is enqueuing or claiming are skipped, not waited for.
     const WEBHOOK_STATEMENTS: WebhookStatements = WebhookStatements {
-        hooks_behind: "\
-            SELECT w.account, w.enqueued_to, w.events, a.last_event_id \
-            FROM webhooks AS w JOIN accounts AS a ON a.username = w.account \
-            WHERE NOT w.disabled AND a.last_event_id > w.enqueued_to \
-            ORDER BY w.account LIMIT $1 FOR UPDATE OF w SKIP LOCKED",
-        due_deliveries: "\
-            SELECT d.account, d.event_id, d.attempts, w.url, w.secret, w.failing_since, e.at, \
-                e.type, e.game_id, e.data \
-            FROM webhook_deliveries AS d JOIN webhooks AS w ON w.account = d.account \
-                LEFT JOIN account_events AS e ON e.account = d.account AND e.id = d.event_id \
-            WHERE d.due_at <= $1 \
-                AND d.event_id = (SELECT min(o.event_id) FROM webhook_deliveries AS o \
-                                  WHERE o.account = d.account AND o.due_at <= $1) \
-                AND NOT EXISTS (SELECT 1 FROM webhook_deliveries AS f \
-                                WHERE f.account = d.account AND f.lease IS NOT NULL \
-                                    AND f.due_at > $1) \
-            ORDER BY d.due_at LIMIT $2 FOR UPDATE OF d SKIP LOCKED",
+        hooks_behind: concat!(hooks_behind!(), " FOR UPDATE OF w SKIP LOCKED"),
+        due_deliveries: concat!(due_deliveries!(), " FOR UPDATE OF d SKIP LOCKED"),
+        hooks_behind_unlocked: hooks_behind!(),
+        due_deliveries_unlocked: due_deliveries!(),
     };
 
     const ACCOUNT_STATEMENTS: AccountStatements = AccountStatements {
@@ -472,15 +476,13 @@ impl Backend for Postgres {
 
     /// The game's statement ([`APPEND_DISTRIBUTED`]), then one for each account that hears of
     /// it ([`ANNOUNCE_DISTRIBUTED`], in name order, as [`APPEND`] takes their rows), then the
-    /// accounts' wake-ups, run on the coordinator (no table), which the listeners of every
-    /// instance are connected to.
-    async fn append_distributed(
-        pool: &PgPool,
+    /// game's and the accounts' notifications ([`NOTIFY_ON_COORDINATOR`]).
+    async fn write_distributed(
+        conn: &mut PgConnection,
         batch: &Batch<'_>,
         game_id: Uuid,
     ) -> Result<Vec<Uuid>, StoreError> {
-        let mut transaction = pool.begin().await?;
-        let moved: Vec<Uuid> = sqlx::query_scalar(APPEND_DISTRIBUTED)
+        let moved: Option<(Uuid, i64)> = sqlx::query_as(APPEND_DISTRIBUTED)
             .bind(&batch.games)
             .bind(&batch.events)
             .bind(&batch.seats)
@@ -490,23 +492,40 @@ impl Backend for Postgres {
             .bind(&batch.documents)
             .bind(&batch.account_games)
             .bind(game_id)
-            .fetch_all(&mut *transaction)
+            .fetch_optional(&mut *conn)
             .await?;
-        if !moved.is_empty() && !batch.noticed.is_empty() {
-            for noticed in &batch.noticed {
-                sqlx::query(ANNOUNCE_DISTRIBUTED)
-                    .bind(noticed.account)
-                    .bind(&batch.account_events)
-                    .bind(noticed.events)
-                    .execute(&mut *transaction)
-                    .await?;
-            }
-            let wakes: Vec<String> = batch.noticed.iter().map(|n| n.wake.to_string()).collect();
-            sqlx::query("SELECT pg_notify('golf_events', wake) FROM unnest($1::text[]) AS wake")
-                .bind(wakes)
-                .execute(&mut *transaction)
+        let Some((id, version)) = moved else {
+            return Ok(Vec::new());
+        };
+        for noticed in &batch.noticed {
+            sqlx::query(ANNOUNCE_DISTRIBUTED)
+                .bind(noticed.account)
+                .bind(&batch.account_events)
+                .bind(noticed.events)
+                .execute(&mut *conn)
                 .await?;
         }
+        let payloads: Vec<String> = std::iter::once(format!("{id} {version}"))
+            .chain(batch.noticed.iter().map(|noticed| noticed.wake.to_string()))
+            .collect();
+        sqlx::query(NOTIFY_ON_COORDINATOR)
+            .bind(payloads)
+            .execute(&mut *conn)
+            .await?;
+        Ok(vec![id])
+    }
+
+    /// [`Backend::write_distributed`] in a transaction of its own.
+    async fn append_distributed(
+        pool: &PgPool,
+        batch: &Batch<'_>,
+        game_id: Uuid,
+        begin: &str,
+    ) -> Result<Vec<Uuid>, StoreError> {
+        let mut transaction = pool
+            .begin_with(sqlx::AssertSqlSafe(begin.to_owned()))
+            .await?;
+        let moved = Self::write_distributed(&mut transaction, batch, game_id).await?;
         transaction.commit().await?;
         Ok(moved)
     }

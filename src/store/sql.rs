@@ -48,6 +48,7 @@ pub use batch::Batch;
 pub use ratings::RatingStatements;
 pub use statements::Statements;
 pub use webhooks::WebhookStatements;
+pub(super) use webhooks::{due_deliveries, hooks_behind};
 
 /// A database the store runs on: its dialect and how it starts a write.
 pub trait Backend: Database<Arguments: IntoArguments<Self>> {
@@ -99,13 +100,23 @@ pub trait Backend: Database<Arguments: IntoArguments<Self>> {
         batch: &Batch<'_>,
     ) -> impl Future<Output = Result<Vec<Uuid>, StoreError>> + Send;
 
-    /// Writes `batch`, of the one game `game_id`, on a database distributed by game (Citus):
-    /// the game's rows on its shard, then its accounts' events on theirs, in one transaction.
+    /// [`Backend::write_batch`] of `batch`, of the one game `game_id`, on a database distributed
+    /// by game (Citus): the game's rows on its shard, then its accounts' events on theirs.
     /// Returns the game's id if it moved. Only PostgreSQL is ever distributed.
+    fn write_distributed(
+        conn: &mut Self::Connection,
+        batch: &Batch<'_>,
+        _game_id: Uuid,
+    ) -> impl Future<Output = Result<Vec<Uuid>, StoreError>> + Send {
+        Self::write_batch(conn, batch)
+    }
+
+    /// [`Backend::write_distributed`] in a transaction of its own, begun by `begin`.
     fn append_distributed(
         pool: &Pool<Self>,
         batch: &Batch<'_>,
         _game_id: Uuid,
+        _begin: &str,
     ) -> impl Future<Output = Result<Vec<Uuid>, StoreError>> + Send {
         Self::append_batch(pool, batch)
     }
@@ -149,9 +160,17 @@ pub struct SqlStore<DB: Database> {
     pub(super) pool: Pool<DB>,
     /// Who waits for which game's new entries, in this instance.
     pub(super) changes: Arc<Changes>,
-    /// Whether the game tables are distributed by game over a Citus cluster (`golf-server
+    /// Set when the game tables are distributed by game over a Citus cluster (`golf-server
     /// distribute`): then each append is written on its own, so that it is one shard's work.
-    pub(super) distributed: bool,
+    pub(super) distributed: Option<Distributed>,
+}
+
+/// How a store writes on a distributed database.
+pub struct Distributed {
+    /// The statement that begins an append's transaction: it sets the lock timeout for the
+    /// transaction, which Citus passes on to the workers where the row locks are waited for (it
+    /// passes on `SET LOCAL` only, not a session's settings).
+    pub(super) begin_append: String,
 }
 
 impl<DB: Backend> SqlStore<DB> {
@@ -178,8 +197,9 @@ impl<DB: Backend> SqlStore<DB> {
     /// writing it again would answer a stored move with a `Conflict` that the caller retries
     /// as a new request.
     async fn write_each(&self, appends: &[Sealed<'_>]) -> Vec<Result<bool, StoreError>> {
-        if self.distributed {
-            return join_all(appends.iter().map(|one| self.write_apart(one))).await;
+        if let Some(distributed) = &self.distributed {
+            let begin = distributed.begin_append.as_str();
+            return join_all(appends.iter().map(|one| self.write_apart(one, begin))).await;
         }
         match Self::write(&self.pool, appends).await {
             Ok(written) => written.into_iter().map(Ok).collect(),
@@ -209,9 +229,9 @@ impl<DB: Backend> SqlStore<DB> {
 
     /// Writes `one` in a commit of its own on a distributed database, beside the others of its
     /// batch (each on its game's shard); answers whether it was written.
-    async fn write_apart(&self, one: &Sealed<'_>) -> Result<bool, StoreError> {
+    async fn write_apart(&self, one: &Sealed<'_>, begin: &str) -> Result<bool, StoreError> {
         let batch = Batch::of(std::slice::from_ref(one))?;
-        let moved = DB::append_distributed(&self.pool, &batch, one.game_id).await?;
+        let moved = DB::append_distributed(&self.pool, &batch, one.game_id, begin).await?;
         Ok(moved == [one.game_id])
     }
 
@@ -291,7 +311,7 @@ where
             account_events: Vec::new(),
         };
         let mut tx = DB::begin_write(&self.pool).await?;
-        let entries = Self::write_new_game(&mut tx, &game, events, &update).await?;
+        let entries = self.write_new_game(&mut tx, &game, events, &update).await?;
         if let Some(idem) = &idem {
             Self::insert_create_response(&mut tx, idem).await?;
         }
@@ -546,6 +566,14 @@ where
         if DB::rows_affected(&cancelled) == 1 {
             // Its streams close when they find the game gone.
             self.announce(id);
+            if self.distributed.is_some() {
+                // The statement's own notification ran on the game's worker, unheard: this one
+                // reads no table, so it runs on the coordinator, which every listener hears.
+                sqlx::query("SELECT pg_notify('golf_events', $1)")
+                    .bind(id.to_string())
+                    .execute(&self.pool)
+                    .await?;
+            }
             return Ok(());
         }
         // Not waiting when the update ran, and a status never goes back to waiting: what it is

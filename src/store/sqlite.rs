@@ -21,6 +21,7 @@ use super::accounts::ACCOUNT_EVENTS_TTL;
 use super::notify::Changes;
 use super::sql::{
     AccountStatements, Backend, Batch, RatingStatements, SqlStore, Statements, WebhookStatements,
+    due_deliveries, hooks_behind,
 };
 use super::{IDEMPOTENCY_TTL, PoolOptions, StoreError};
 
@@ -57,7 +58,7 @@ impl SqliteStore {
         Ok(SqlStore {
             pool,
             changes: Changes::in_process(),
-            distributed: false,
+            distributed: None,
         })
     }
 }
@@ -229,23 +230,10 @@ impl Backend for Sqlite {
 
     /// The write transaction holds the database: no other claim runs meanwhile.
     const WEBHOOK_STATEMENTS: WebhookStatements = WebhookStatements {
-        hooks_behind: "\
-            SELECT w.account, w.enqueued_to, w.events, a.last_event_id \
-            FROM webhooks AS w JOIN accounts AS a ON a.username = w.account \
-            WHERE NOT w.disabled AND a.last_event_id > w.enqueued_to \
-            ORDER BY w.account LIMIT $1",
-        due_deliveries: "\
-            SELECT d.account, d.event_id, d.attempts, w.url, w.secret, w.failing_since, e.at, \
-                e.type, e.game_id, e.data \
-            FROM webhook_deliveries AS d JOIN webhooks AS w ON w.account = d.account \
-                LEFT JOIN account_events AS e ON e.account = d.account AND e.id = d.event_id \
-            WHERE d.due_at <= $1 \
-                AND d.event_id = (SELECT min(o.event_id) FROM webhook_deliveries AS o \
-                                  WHERE o.account = d.account AND o.due_at <= $1) \
-                AND NOT EXISTS (SELECT 1 FROM webhook_deliveries AS f \
-                                WHERE f.account = d.account AND f.lease IS NOT NULL \
-                                    AND f.due_at > $1) \
-            ORDER BY d.due_at LIMIT $2",
+        hooks_behind: hooks_behind!(),
+        due_deliveries: due_deliveries!(),
+        hooks_behind_unlocked: hooks_behind!(),
+        due_deliveries_unlocked: due_deliveries!(),
     };
 
     const ACCOUNT_STATEMENTS: AccountStatements = AccountStatements {

@@ -1,6 +1,6 @@
 //! Test databases on a Citus cluster: when the tests' PostgreSQL server (`DATABASE_URL`) is the
 //! coordinator of one (scripts/citus), each fresh database is made on every node, the workers
-//! are added to it, and it is distributed as `golf-server distribute` distributes it.
+//! are added to it (and the tests distribute it as `golf-server distribute` does).
 
 use sqlx::Connection;
 use sqlx::postgres::PgConnection;
@@ -15,6 +15,33 @@ impl Worker {
     /// The URL of `database` on this worker.
     pub fn url(&self, database: &str) -> String {
         format!("postgres://postgres@{}:{}/{database}", self.host, self.port)
+    }
+}
+
+impl Worker {
+    /// Drops `database` on this worker, first rolling back the transactions the coordinator had
+    /// prepared there: ending the coordinator's sessions in the middle of a two-phase commit
+    /// leaves them behind, and they hold the database.
+    pub async fn drop_database(&self, database: &str) -> Result<(), sqlx::Error> {
+        let mut conn = PgConnection::connect(&self.url("postgres")).await?;
+        let prepared: Vec<String> =
+            sqlx::query_scalar("SELECT gid FROM pg_prepared_xacts WHERE database = $1")
+                .bind(database)
+                .fetch_all(&mut conn)
+                .await?;
+        if !prepared.is_empty() {
+            let mut inside = PgConnection::connect(&self.url(database)).await?;
+            for gid in prepared {
+                sqlx::query(sqlx::AssertSqlSafe(format!("ROLLBACK PREPARED '{gid}'")))
+                    .execute(&mut inside)
+                    .await?;
+            }
+        }
+        let statement = format!("DROP DATABASE IF EXISTS {database} WITH (FORCE)");
+        sqlx::query(sqlx::AssertSqlSafe(statement))
+            .execute(&mut conn)
+            .await
+            .map(drop)
     }
 }
 
@@ -42,8 +69,9 @@ pub async fn workers(admin: &mut PgConnection) -> Vec<Worker> {
         .collect()
 }
 
-/// Makes the fresh database `name` (at `url` on the coordinator) a distributed one.
-pub async fn distribute(url: &str, name: &str, workers: &[Worker]) {
+/// Makes the fresh database `name` (at `url` on the coordinator) on every worker, with Citus
+/// there and on the coordinator, and adds the workers to it.
+pub async fn prepare(url: &str, name: &str, workers: &[Worker]) {
     for worker in workers {
         let mut conn = PgConnection::connect(&worker.url("postgres"))
             .await
@@ -85,7 +113,4 @@ pub async fn distribute(url: &str, name: &str, workers: &[Worker]) {
             .await
             .expect("add a worker");
     }
-    golf_server::store::distribute::distribute(url)
-        .await
-        .expect("distribute the test database");
 }

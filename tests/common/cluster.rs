@@ -18,6 +18,8 @@ pub struct Cluster {
     programs: PathBuf,
     /// Whether the programs run through `runuser -u postgres` (the test runs as root).
     as_root: bool,
+    /// Settings added to the server's command line.
+    settings: String,
     pub port: u16,
 }
 
@@ -56,6 +58,12 @@ impl Cluster {
     /// cannot and returns `None` when the test runs neither as root nor as `postgres`. Missing
     /// programs fail the test: CI must not skip it unnoticed.
     pub fn start() -> Option<Cluster> {
+        Self::start_with("")
+    }
+
+    /// [`Cluster::start`] with `settings` (`-c name=value ...`) added to the server's command
+    /// line.
+    pub fn start_with(settings: &str) -> Option<Cluster> {
         let programs = programs().unwrap_or_else(|| {
             panic!("no initdb and pg_ctl in {PROGRAM_DIRECTORIES:?} (install PostgreSQL's server)")
         });
@@ -82,6 +90,7 @@ impl Cluster {
             dir,
             programs,
             as_root,
+            settings: settings.to_owned(),
             port: free_port(),
         };
         let data = cluster.data();
@@ -144,9 +153,10 @@ impl Cluster {
     pub fn start_again(&self) {
         // Its socket in its own directory, so that it never meets the shared server's.
         let options = format!(
-            "-p {} -c listen_addresses=127.0.0.1 -k {} -c fsync=off",
+            "-p {} -c listen_addresses=127.0.0.1 -k {} -c fsync=off {}",
             self.port,
-            self.dir.path().display()
+            self.dir.path().display(),
+            self.settings
         );
         let log = self.dir.path().join("log").display().to_string();
         let data = self.data();

@@ -172,7 +172,8 @@ where
         }
         if let Some(seated) = &game {
             let events = seated.events.clone();
-            Self::write_new_game(&mut tx, &seated.game, events, &seated.update).await?;
+            self.write_new_game(&mut tx, &seated.game, events, &seated.update)
+                .await?;
         }
         sqlx::query(
             "INSERT INTO challenges (id, author, holes, rules, rated, bots, status, version, \
@@ -254,7 +255,8 @@ where
         .await?;
         if let Some(seated) = &answer.game {
             let events = seated.events.clone();
-            Self::write_new_game(&mut tx, &seated.game, events, &seated.update).await?;
+            self.write_new_game(&mut tx, &seated.game, events, &seated.update)
+                .await?;
             sqlx::query("UPDATE challenges SET game_id = $2 WHERE id = $1")
                 .bind(answer.id)
                 .bind(seated.game.id)

@@ -34,6 +34,7 @@ where
     /// brings the row to `update` (with its seats, and what it tells their accounts). Returns
     /// the stored entries.
     pub(super) async fn write_new_game(
+        &self,
         conn: &mut DB::Connection,
         game: &NewGame,
         events: Vec<NewEvent>,
@@ -50,7 +51,12 @@ where
             idem: None,
         }])?;
         Self::insert_game(conn, game).await?;
-        if DB::write_batch(conn, &batch).await? != [game.id] {
+        let moved = if self.distributed.is_some() {
+            DB::write_distributed(conn, &batch, game.id).await?
+        } else {
+            DB::write_batch(conn, &batch).await?
+        };
+        if moved != [game.id] {
             return Err(StoreError::Internal(format!(
                 "game {} was not at its start when created",
                 game.id

@@ -229,7 +229,8 @@ where
         };
         let seated = &found.game;
         let game_id = seated.game.id;
-        Self::write_new_game(&mut tx, &seated.game, seated.events.clone(), &seated.update).await?;
+        self.write_new_game(&mut tx, &seated.game, seated.events.clone(), &seated.update)
+            .await?;
         for &(id, seat) in &found.seats {
             if id == placed.id {
                 placed.status = "matched".to_owned();
@@ -306,7 +307,8 @@ where
     ) -> Result<(), StoreError> {
         let mut tx = DB::begin_write(&self.pool).await?;
         Self::lock_pool(&mut tx, &seek.pool).await?;
-        Self::write_new_game(&mut tx, &game.game, game.events.clone(), &game.update).await?;
+        self.write_new_game(&mut tx, &game.game, game.events.clone(), &game.update)
+            .await?;
         Self::mark_matched(&mut tx, seek.id, game.game.id, seat).await?;
         tx.commit().await?;
         self.announce_all(&[], Some(&game));

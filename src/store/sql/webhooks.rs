@@ -23,7 +23,49 @@ pub struct WebhookStatements {
     /// Up to `$2` deliveries due at `$1` ([`DeliveryRow`]), earliest first, taken for the
     /// transaction.
     pub due_deliveries: &'static str,
+    /// [`WebhookStatements::hooks_behind`] without its row locks, which Citus cannot take
+    /// across shards: on a distributed database the passes of every instance take turns under
+    /// [`Backend::KEY_LOCK`] instead.
+    pub hooks_behind_unlocked: &'static str,
+    /// [`WebhookStatements::due_deliveries`] without its row locks (see
+    /// [`WebhookStatements::hooks_behind_unlocked`]).
+    pub due_deliveries_unlocked: &'static str,
 }
+
+/// [`WebhookStatements::hooks_behind`] without its row locks: the same text in both dialects.
+macro_rules! hooks_behind {
+    () => {
+        "\
+            SELECT w.account, w.enqueued_to, w.events, a.last_event_id \
+            FROM webhooks AS w JOIN accounts AS a ON a.username = w.account \
+            WHERE NOT w.disabled AND a.last_event_id > w.enqueued_to \
+            ORDER BY w.account LIMIT $1"
+    };
+}
+
+/// [`WebhookStatements::due_deliveries`] without its row locks: the same text in both dialects.
+macro_rules! due_deliveries {
+    () => {
+        "\
+            SELECT d.account, d.event_id, d.attempts, w.url, w.secret, w.failing_since, e.at, \
+                e.type, e.game_id, e.data \
+            FROM webhook_deliveries AS d JOIN webhooks AS w ON w.account = d.account \
+                LEFT JOIN account_events AS e ON e.account = d.account AND e.id = d.event_id \
+            WHERE d.due_at <= $1 \
+                AND d.event_id = (SELECT min(o.event_id) FROM webhook_deliveries AS o \
+                                  WHERE o.account = d.account AND o.due_at <= $1) \
+                AND NOT EXISTS (SELECT 1 FROM webhook_deliveries AS f \
+                                WHERE f.account = d.account AND f.lease IS NOT NULL \
+                                    AND f.due_at > $1) \
+            ORDER BY d.due_at LIMIT $2"
+    };
+}
+
+pub(crate) use due_deliveries;
+pub(crate) use hooks_behind;
+
+/// The key that the webhook passes of every instance take turns on, on a distributed database.
+const PASSES_KEY: &str = "webhook passes";
 
 /// Events read per webhook by one pass of [`WebhookStore::enqueue_deliveries`].
 const EVENTS_PER_PASS: i64 = 500;
@@ -247,7 +289,12 @@ where
             return Ok(0);
         }
         let mut tx = DB::begin_write(&self.pool).await?;
-        let hooks: Vec<PendingHook> = sqlx::query_as(DB::WEBHOOK_STATEMENTS.hooks_behind)
+        let statements = &DB::WEBHOOK_STATEMENTS;
+        let statement = match self.take_turns(&mut tx).await? {
+            true => statements.hooks_behind_unlocked,
+            false => statements.hooks_behind,
+        };
+        let hooks: Vec<PendingHook> = sqlx::query_as(statement)
             .bind(limit)
             .fetch_all(&mut *tx)
             .await?;
@@ -268,7 +315,12 @@ where
         limit: i64,
     ) -> Result<Vec<ClaimedDelivery>, StoreError> {
         let mut tx = DB::begin_write(&self.pool).await?;
-        let rows: Vec<DeliveryRow> = sqlx::query_as(DB::WEBHOOK_STATEMENTS.due_deliveries)
+        let statements = &DB::WEBHOOK_STATEMENTS;
+        let statement = match self.take_turns(&mut tx).await? {
+            true => statements.due_deliveries_unlocked,
+            false => statements.due_deliveries,
+        };
+        let rows: Vec<DeliveryRow> = sqlx::query_as(statement)
             .bind(now.to_string())
             .bind(limit)
             .fetch_all(&mut *tx)
@@ -372,6 +424,24 @@ where
     i64: Bind<DB>,
     for<'r> (i64, String): FromRow<'r, DB::Row>,
 {
+    /// On a distributed database, waits for the other instances' webhook passes to end and holds
+    /// the turn until `tx` ends; answers whether it did (else the row locks take turns).
+    async fn take_turns(
+        &self,
+        tx: &mut sqlx::Transaction<'static, DB>,
+    ) -> Result<bool, StoreError> {
+        match DB::KEY_LOCK {
+            Some(lock) if self.distributed.is_some() => {
+                sqlx::query(lock)
+                    .bind(PASSES_KEY)
+                    .execute(&mut **tx)
+                    .await?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
     /// Turns `hook`'s events past its place into deliveries due at `due`, and moves its place;
     /// answers how many deliveries it made.
     async fn enqueue_for(
