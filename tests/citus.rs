@@ -125,8 +125,9 @@ async fn an_earlier_releases_database_is_distributed_in_place_and_keeps_its_game
     assert!(passed, "check-db on the distributed database:\n{report}");
     assert!(report.contains(&format!("{games} games")), "{report}");
 
-    // Served as before: every game's public view, and a new game played on it.
-    let server = ServerProcess::start(&database.url, &[]);
+    // Served as before: every game's public view, and a new game played on it. The fixture's
+    // waiting games are older than a day: they wait on (the default expiry would cancel them).
+    let server = ServerProcess::start(&database.url, &[("GOLF_WAITING_EXPIRY_S", "315360000")]);
     let app = server.app(&database);
     let ids: Vec<uuid::Uuid> =
         sqlx::query_scalar("SELECT id FROM games WHERE status <> 'cancelled' ORDER BY id")

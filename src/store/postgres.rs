@@ -4,8 +4,10 @@
 //! (`UPDATE ... WHERE version = $expected`): appends to one game queue behind its row
 //! lock and the loser of a race finds the version moved (`Conflict`); appends to different games
 //! never wait for each other.
-//! Every statement on game data names its `game_id`, so the schema can be distributed by it
-//! (docs/SCALING.md).
+//! Every statement on game data names its `game_id`, so the schema distributes by it over a Citus
+//! cluster (`golf-server distribute`); there each append is written on its own
+//! ([`APPEND_DISTRIBUTED`], then its accounts' events), so that its game's rows are one shard's
+//! work, and notifications leave from the coordinator (docs/SCALING.md).
 
 use std::str::FromStr;
 
@@ -252,17 +254,20 @@ const APPEND_DISTRIBUTED: &str = concat!(
 const NOTIFY_ON_COORDINATOR: &str =
     "SELECT pg_notify('golf_events', payload) FROM unnest($1::text[]) AS payload";
 
-/// Numbers and stores the events that a distributed append announces to account `$1` (`$3` of
-/// them, among the batch's account events `$2`) on the account's shard: [`APPEND`]'s `numbered`
-/// and `announced` for one account.
-const ANNOUNCE_DISTRIBUTED: &str = "\
-    WITH numbered AS ( \
-        UPDATE accounts SET last_event_id = last_event_id + $3 WHERE username = $1 \
-        RETURNING last_event_id - $3 AS base) \
+/// Takes the numbers of the `$2` events that a distributed append announces to account `$1`, on
+/// the account's shard: [`APPEND`]'s `numbered` for one account. Returns the number before them.
+const NUMBER_EVENTS: &str = "\
+    UPDATE accounts SET last_event_id = last_event_id + $2 WHERE username = $1 \
+    RETURNING last_event_id - $2";
+
+/// Stores the events of account `$1` among a batch's account events `$2`, numbered after `$3`:
+/// [`APPEND`]'s `announced` for one account (Citus sends each row to the account's shard; in
+/// one statement with [`NUMBER_EVENTS`], it could not always plan it).
+const STORE_EVENTS: &str = "\
     INSERT INTO account_events (account, id, at, type, game_id, data) \
-    SELECT $1, b.base + row_number() OVER (ORDER BY n.ord), n.at, n.type, n.game_id, n.data \
+    SELECT $1, $3 + row_number() OVER (ORDER BY n.ord), n.at, n.type, n.game_id, n.data \
     FROM json_to_recordset($2::json) AS n (account text, ord integer, at text, type text, \
-        game_id uuid, data jsonb), numbered AS b \
+        game_id uuid, data jsonb) \
     WHERE n.account = $1";
 
 impl Backend for Postgres {
@@ -287,7 +292,7 @@ impl Backend for Postgres {
                 audit_first_bad_seq, host_account, \
                 (SELECT COALESCE(json_agg(json_build_array(seat, encode(token_hash, 'hex'), \
                                                            account) ORDER BY seat), '[]'::json) \
-                 FROM seats WHERE seats.game_id = games.id) AS seat_tokens \
+                 FROM seats WHERE seats.game_id = games.id AND seats.game_id = $1) AS seat_tokens \
             FROM games WHERE id = $1 AND status <> 'cancelled'",
         insert_create_response: "\
             INSERT INTO create_idempotency (key, fingerprint, status, body) \
@@ -475,7 +480,8 @@ impl Backend for Postgres {
     }
 
     /// The game's statement ([`APPEND_DISTRIBUTED`]), then one for each account that hears of
-    /// it ([`ANNOUNCE_DISTRIBUTED`], in name order, as [`APPEND`] takes their rows), then the
+    /// it ([`NUMBER_EVENTS`] and [`STORE_EVENTS`], in name order, as [`APPEND`] takes their
+    /// rows), then the
     /// game's and the accounts' notifications ([`NOTIFY_ON_COORDINATOR`]).
     async fn write_distributed(
         conn: &mut PgConnection,
@@ -498,10 +504,17 @@ impl Backend for Postgres {
             return Ok(Vec::new());
         };
         for noticed in &batch.noticed {
-            sqlx::query(ANNOUNCE_DISTRIBUTED)
+            let base: Option<i64> = sqlx::query_scalar(NUMBER_EVENTS)
+                .bind(noticed.account)
+                .bind(noticed.events)
+                .fetch_optional(&mut *conn)
+                .await?;
+            // An account that does not exist hears nothing, as in APPEND's join.
+            let Some(base) = base else { continue };
+            sqlx::query(STORE_EVENTS)
                 .bind(noticed.account)
                 .bind(&batch.account_events)
-                .bind(noticed.events)
+                .bind(base)
                 .execute(&mut *conn)
                 .await?;
         }

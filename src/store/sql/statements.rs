@@ -16,7 +16,8 @@ pub struct Statements {
     pub insert_game: &'static str,
     /// The row of game `$1` unless cancelled, with `seat_tokens`, the JSON array
     /// `[[seat, hex token hash or null, account or null], ...]` of its seats in seat order
-    /// ([`GameRow`](crate::store::rows::GameRow)).
+    /// ([`GameRow`](crate::store::rows::GameRow)). On PostgreSQL the seats' subquery names the
+    /// game by `$1` too: Citus then sends the whole read to the game's shard (else to every one).
     pub load_game: &'static str,
     /// Stores a creation's response (`$2` key, `$3` fingerprint, `$4` status, `$5` body),
     /// replacing an expired record with the same key only.

@@ -1,6 +1,8 @@
 //! [`WebhookStore`] on both backends. The statements read the same in both dialects but for the
 //! two reads that claim rows ([`WebhookStatements`]): PostgreSQL skips the rows another
-//! instance holds (`FOR UPDATE SKIP LOCKED`), SQLite's write lock holds the whole database.
+//! instance holds (`FOR UPDATE SKIP LOCKED`), SQLite's write lock holds the whole database. On a
+//! distributed PostgreSQL (Citus), which takes no row lock across shards, the passes of every
+//! instance take turns under one advisory lock instead.
 
 use async_trait::async_trait;
 use sqlx::types::Json;
