@@ -165,27 +165,51 @@ async fn shards_on(conn: &mut PgConnection, port: u16) -> i64 {
         .expect("the placements")
 }
 
+/// A throwaway PostgreSQL cluster with Citus loaded, holding an empty database `name` with the
+/// extension: a worker ready to be added.
+async fn new_worker(name: &str) -> Cluster {
+    let worker = tokio::task::spawn_blocking(|| {
+        Cluster::start_with("-c shared_preload_libraries=citus -c wal_level=logical")
+    })
+    .await
+    .unwrap()
+    .expect("a throwaway cluster for the new worker");
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+        .execute(&mut connect(&worker.url()).await)
+        .await
+        .expect("the test database on the new worker");
+    sqlx::raw_sql("CREATE EXTENSION citus")
+        .execute(&mut connect(&common::with_database(&worker.url(), name)).await)
+        .await
+        .expect("citus on the new worker");
+    worker
+}
+
+/// The acknowledged moves (lines of `--acked-log`) whose version is not in the log.
+async fn not_logged(conn: &mut PgConnection, acked: &[Value]) -> Vec<Value> {
+    let mut missing = Vec::new();
+    for line in acked {
+        let found: Option<i64> =
+            sqlx::query_scalar("SELECT seq FROM events WHERE game_id = $1::uuid AND seq = $2")
+                .bind(line["game"].as_str().unwrap())
+                .bind(line["seq"].as_i64().unwrap())
+                .fetch_optional(&mut *conn)
+                .await
+                .unwrap();
+        if found.is_none() {
+            missing.push(line.clone());
+        }
+    }
+    missing
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs a Citus coordinator in DATABASE_URL: scripts/test-citus"]
 async fn a_rebalance_onto_a_new_worker_under_load_loses_no_move() {
     require_citus().await;
     let database = TestDatabase::new(Backend::Postgres).await;
     let name = database.name.clone().expect("a PostgreSQL database");
-    let new_worker = tokio::task::spawn_blocking(|| {
-        Cluster::start_with("-c shared_preload_libraries=citus -c wal_level=logical")
-    })
-    .await
-    .unwrap()
-    .expect("a throwaway cluster for the new worker");
-    let mut on_worker = connect(&new_worker.url()).await;
-    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-        .execute(&mut on_worker)
-        .await
-        .expect("the test database on the new worker");
-    sqlx::raw_sql("CREATE EXTENSION citus")
-        .execute(&mut connect(&common::with_database(&new_worker.url(), &name)).await)
-        .await
-        .expect("citus on the new worker");
+    let new_worker = new_worker(&name).await;
 
     let server = ServerProcess::start(&database.url, &[]);
     let files = tempfile::tempdir().unwrap();
@@ -264,19 +288,7 @@ async fn a_rebalance_onto_a_new_worker_under_load_loses_no_move() {
     .fetch_one(&mut coordinator)
     .await
     .unwrap();
-    let mut missing = Vec::new();
-    for line in &acked {
-        let found: Option<i64> =
-            sqlx::query_scalar("SELECT seq FROM events WHERE game_id = $1::uuid AND seq = $2")
-                .bind(line["game"].as_str().unwrap())
-                .bind(line["seq"].as_i64().unwrap())
-                .fetch_optional(&mut coordinator)
-                .await
-                .unwrap();
-        if found.is_none() {
-            missing.push(line.clone());
-        }
-    }
+    let missing = not_logged(&mut coordinator, &acked).await;
     assert!(
         missing.is_empty(),
         "acknowledged moves not logged: {missing:?}"
