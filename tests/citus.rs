@@ -6,12 +6,12 @@
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::citus;
 use common::cluster::Cluster;
+use common::load::ndjson;
 use common::process::{ServerProcess, check_db};
 use common::{Backend, TestDatabase, admin_connection};
 use serde_json::Value;
@@ -23,10 +23,10 @@ const MOVE_TYPES: &str = "'cards_revealed', 'card_drawn', 'card_swapped', 'card_
                           'card_flipped', 'flip_declined'";
 
 /// How long the load runs: the rebalance must be over well before it ends.
-const LOAD_S: u64 = 100;
+const LOAD_S: u64 = 75;
 
 /// How long the rebalance may take.
-const REBALANCE_TIMEOUT: Duration = Duration::from_secs(85);
+const REBALANCE_TIMEOUT: Duration = Duration::from_secs(70);
 
 /// Fails the test unless the tests' server is a Citus coordinator with workers.
 async fn require_citus() {
@@ -145,15 +145,6 @@ async fn an_earlier_releases_database_is_distributed_in_place_and_keeps_its_game
     println!(
         "distribute on an earlier release's database ({games} games, {entries} entries):\n{said}"
     );
-}
-
-/// The lines of an NDJSON file written so far.
-fn ndjson(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|line| serde_json::from_str(line).ok())
-        .collect()
 }
 
 /// The shards placed on the node listening on `port`.

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
-use common::load::{self, AckedMove};
+use common::load::{self, AckedMove, ndjson};
 use common::process::{ServerProcess, check_db};
 use common::{Backend, TestApp, TestDatabase};
 use serde_json::Value;
@@ -37,16 +37,6 @@ fn loadgen(args: &[&str], output: &Path) -> Child {
         .stderr(file("err"))
         .spawn()
         .expect("golf-loadgen starts")
-}
-
-/// The lines of an NDJSON file written so far (none if it does not exist yet).
-fn ndjson(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        // The line being written when the writer was killed may be cut short.
-        .filter_map(|line| serde_json::from_str(line).ok())
-        .collect()
 }
 
 /// The moves of `--acked-log` files, in the order acknowledged. A game's moves are played one

@@ -15,6 +15,7 @@ mod accounts;
 mod batch;
 mod challenges;
 mod creations;
+mod distributed;
 mod ratings;
 mod seeks;
 mod statements;
@@ -24,7 +25,6 @@ use std::future::Future;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use futures_util::future::join_all;
 use serde_json::Value;
 use sqlx::types::Json;
 use sqlx::{Database, Encode, Executor, FromRow, IntoArguments, Pool, Transaction, Type};
@@ -45,6 +45,7 @@ use super::{
 use crate::engine::{Rules, Timestamp};
 pub use accounts::AccountStatements;
 pub use batch::Batch;
+pub use distributed::Distributed;
 pub use ratings::RatingStatements;
 pub use statements::Statements;
 pub use webhooks::WebhookStatements;
@@ -165,14 +166,6 @@ pub struct SqlStore<DB: Database> {
     pub(super) distributed: Option<Distributed>,
 }
 
-/// How a store writes on a distributed database.
-pub struct Distributed {
-    /// The statement that begins an append's transaction: it sets the lock timeout for the
-    /// transaction, which Citus passes on to the workers where the row locks are waited for (it
-    /// passes on `SET LOCAL` only, not a session's settings).
-    pub(super) begin_append: String,
-}
-
 impl<DB: Backend> SqlStore<DB> {
     /// Wakes this instance's streams of `game_id` after a commit, unless the database announces
     /// the change itself (then the listening connection wakes them, here as on other instances).
@@ -198,8 +191,7 @@ impl<DB: Backend> SqlStore<DB> {
     /// as a new request.
     async fn write_each(&self, appends: &[Sealed<'_>]) -> Vec<Result<bool, StoreError>> {
         if let Some(distributed) = &self.distributed {
-            let begin = distributed.begin_append.as_str();
-            return join_all(appends.iter().map(|one| self.write_apart(one, begin))).await;
+            return self.write_apart(distributed, appends).await;
         }
         match Self::write(&self.pool, appends).await {
             Ok(written) => written.into_iter().map(Ok).collect(),
@@ -225,14 +217,6 @@ impl<DB: Backend> SqlStore<DB> {
             written.push(alone);
         }
         written
-    }
-
-    /// Writes `one` in a commit of its own on a distributed database, beside the others of its
-    /// batch (each on its game's shard); answers whether it was written.
-    async fn write_apart(&self, one: &Sealed<'_>, begin: &str) -> Result<bool, StoreError> {
-        let batch = Batch::of(std::slice::from_ref(one))?;
-        let moved = DB::append_distributed(&self.pool, &batch, one.game_id, begin).await?;
-        Ok(moved == [one.game_id])
     }
 
     /// Writes `appends` in one commit; answers for each whether its game moved.
@@ -567,12 +551,7 @@ where
             // Its streams close when they find the game gone.
             self.announce(id);
             if self.distributed.is_some() {
-                // The statement's own notification ran on the game's worker, unheard: this one
-                // reads no table, so it runs on the coordinator, which every listener hears.
-                sqlx::query("SELECT pg_notify('golf_events', $1)")
-                    .bind(id.to_string())
-                    .execute(&self.pool)
-                    .await?;
+                self.notify_cancelled(id).await?;
             }
             return Ok(());
         }

@@ -267,3 +267,13 @@ pub fn times_logged(log: &[Value], acked: &AckedMove) -> usize {
         .filter(|entry| records(entry, acked.seat, &acked.mv))
         .count()
 }
+
+/// The lines of an NDJSON file written so far (none if it does not exist yet).
+pub fn ndjson(path: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        // The line being written when the writer was killed may be cut short.
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect()
+}
