@@ -39,7 +39,7 @@ impl From<sqlx::Error> for StoreError {
                 let class = if is_sqlite {
                     sqlite_class(code.parse().unwrap_or_default())
                 } else {
-                    postgres_class(&code)
+                    postgres_class(&code, db.message())
                 };
                 match class {
                     Class::Conflict => StoreError::Conflict,
@@ -85,12 +85,16 @@ enum Class {
     Other,
 }
 
-/// Classifies a PostgreSQL SQLSTATE.
-fn postgres_class(sqlstate: &str) -> Class {
+/// Classifies a PostgreSQL SQLSTATE, with its message.
+fn postgres_class(sqlstate: &str, message: &str) -> Class {
     match sqlstate {
         // unique_violation (a seq, seat, game id or idempotency key already taken),
         // serialization_failure, deadlock_detected
         "23505" | "40001" | "40P01" => Class::Conflict,
+        // Citus reports a unique violation among the rows it copied to a worker (an INSERT ...
+        // SELECT made on the coordinator, as a distributed append's) as an internal error that
+        // carries the worker's message.
+        "XX000" if message.starts_with(UNIQUE_VIOLATION) => Class::Conflict,
         // lock_not_available: a row lock still held by another writer after lock_timeout
         "55P03" => Class::Busy,
         // too_many_connections; invalid_catalog_name (the database was dropped under us);
@@ -103,6 +107,9 @@ fn postgres_class(sqlstate: &str) -> Class {
         _ => Class::Other,
     }
 }
+
+/// How PostgreSQL's message of a unique violation begins.
+const UNIQUE_VIOLATION: &str = "duplicate key value violates unique constraint";
 
 /// Classifies a SQLite extended result code.
 fn sqlite_class(code: i32) -> Class {
@@ -150,12 +157,27 @@ mod tests {
     #[test]
     fn postgres_lock_timeouts_are_busy_and_statement_timeouts_unavailable() {
         for sqlstate in ["23505", "40001", "40P01"] {
-            assert_eq!(postgres_class(sqlstate), Class::Conflict, "{sqlstate}");
+            assert_eq!(postgres_class(sqlstate, ""), Class::Conflict, "{sqlstate}");
         }
-        assert_eq!(postgres_class("55P03"), Class::Busy);
+        assert_eq!(postgres_class("55P03", ""), Class::Busy);
         for sqlstate in ["57014", "57P01", "08006", "53300", "3D000", "55000"] {
-            assert_eq!(postgres_class(sqlstate), Class::Unavailable, "{sqlstate}");
+            assert_eq!(
+                postgres_class(sqlstate, ""),
+                Class::Unavailable,
+                "{sqlstate}"
+            );
         }
-        assert_eq!(postgres_class("42P01"), Class::Other);
+        assert_eq!(postgres_class("42P01", ""), Class::Other);
+    }
+
+    #[test]
+    fn a_unique_violation_that_citus_reports_as_internal_is_a_conflict() {
+        let citus =
+            "duplicate key value violates unique constraint \"move_idempotency_pkey_102034\"";
+        assert_eq!(postgres_class("XX000", citus), Class::Conflict);
+        assert_eq!(
+            postgres_class("XX000", "could not create distributed plan"),
+            Class::Other
+        );
     }
 }
