@@ -11,8 +11,9 @@
 
 use std::str::FromStr;
 
-use sqlx::postgres::{PgConnectOptions, PgConnection, PgPool, PgPoolOptions, PgQueryResult};
-use sqlx::{Postgres, Transaction};
+use sqlx::postgres::{PgConnectOptions, PgConnection, PgPool, PgPoolOptions, PgQueryResult, PgRow};
+use sqlx::query::QueryAs;
+use sqlx::{Database, FromRow, Postgres, Transaction};
 use uuid::Uuid;
 
 use super::accounts::ACCOUNT_EVENTS_TTL;
@@ -270,6 +271,25 @@ const STORE_EVENTS: &str = "\
         game_id uuid, data jsonb) \
     WHERE n.account = $1";
 
+/// `statement` (an append) with the game parts of `batch` bound as `$1` to `$7`, as
+/// [`APPEND`] and [`APPEND_DISTRIBUTED`] read them.
+fn with_game_parts<'q, O>(
+    statement: &'static str,
+    batch: &'q Batch<'_>,
+) -> QueryAs<'q, Postgres, O, <Postgres as Database>::Arguments>
+where
+    O: for<'r> FromRow<'r, PgRow>,
+{
+    sqlx::query_as(statement)
+        .bind(&batch.games)
+        .bind(&batch.events)
+        .bind(&batch.seats)
+        .bind(&batch.responses)
+        .bind(&batch.snapshots)
+        .bind(IDEMPOTENCY_TTL.as_secs_f64())
+        .bind(&batch.documents)
+}
+
 impl Backend for Postgres {
     /// Seconds, as `make_interval(secs => $1)` takes them.
     type Ttl = f64;
@@ -463,39 +483,25 @@ impl Backend for Postgres {
         } else {
             APPEND_WITHOUT_ACCOUNTS
         };
-        let query = sqlx::query_scalar(statement)
-            .bind(&batch.games)
-            .bind(&batch.events)
-            .bind(&batch.seats)
-            .bind(&batch.responses)
-            .bind(&batch.snapshots)
-            .bind(IDEMPOTENCY_TTL.as_secs_f64())
-            .bind(&batch.documents);
+        let query = with_game_parts::<(Uuid,)>(statement, batch);
         let query = if touches_accounts {
             query.bind(&batch.account_games).bind(&batch.account_events)
         } else {
             query
         };
-        Ok(query.fetch_all(conn).await?)
+        let moved = query.fetch_all(conn).await?;
+        Ok(moved.into_iter().map(|(id,)| id).collect())
     }
 
     /// The game's statement ([`APPEND_DISTRIBUTED`]), then one for each account that hears of
     /// it ([`NUMBER_EVENTS`] and [`STORE_EVENTS`], in name order, as [`APPEND`] takes their
-    /// rows), then the
-    /// game's and the accounts' notifications ([`NOTIFY_ON_COORDINATOR`]).
+    /// rows), then the game's and the accounts' notifications ([`NOTIFY_ON_COORDINATOR`]).
     async fn write_distributed(
         conn: &mut PgConnection,
         batch: &Batch<'_>,
         game_id: Uuid,
     ) -> Result<Vec<Uuid>, StoreError> {
-        let moved: Option<(Uuid, i64)> = sqlx::query_as(APPEND_DISTRIBUTED)
-            .bind(&batch.games)
-            .bind(&batch.events)
-            .bind(&batch.seats)
-            .bind(&batch.responses)
-            .bind(&batch.snapshots)
-            .bind(IDEMPOTENCY_TTL.as_secs_f64())
-            .bind(&batch.documents)
+        let moved: Option<(Uuid, i64)> = with_game_parts(APPEND_DISTRIBUTED, batch)
             .bind(&batch.account_games)
             .bind(game_id)
             .fetch_optional(&mut *conn)

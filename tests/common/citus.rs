@@ -80,21 +80,9 @@ pub async fn prepare(url: &str, name: &str, workers: &[Worker]) {
             .execute(&mut conn)
             .await
             .expect("create the test database on a worker");
-        let mut conn = PgConnection::connect(&worker.url(name))
-            .await
-            .expect("connect to the test database on a worker");
-        sqlx::raw_sql("CREATE EXTENSION citus")
-            .execute(&mut conn)
-            .await
-            .expect("citus on a worker");
+        with_citus(&worker.url(name)).await;
     }
-    let mut coordinator = PgConnection::connect(url)
-        .await
-        .expect("connect to the test database");
-    sqlx::raw_sql("CREATE EXTENSION citus")
-        .execute(&mut coordinator)
-        .await
-        .expect("citus on the coordinator");
+    let mut coordinator = with_citus(url).await;
     let own: (String, i32) = sqlx::query_as("SELECT host(inet_server_addr()), inet_server_port()")
         .fetch_one(&mut coordinator)
         .await
@@ -113,4 +101,16 @@ pub async fn prepare(url: &str, name: &str, workers: &[Worker]) {
             .await
             .expect("add a worker");
     }
+}
+
+/// A connection to the database at `url`, after `CREATE EXTENSION citus` there.
+async fn with_citus(url: &str) -> PgConnection {
+    let mut conn = PgConnection::connect(url)
+        .await
+        .unwrap_or_else(|error| panic!("connect to {url}: {error}"));
+    sqlx::raw_sql("CREATE EXTENSION citus")
+        .execute(&mut conn)
+        .await
+        .unwrap_or_else(|error| panic!("citus in {url}: {error}"));
+    conn
 }
