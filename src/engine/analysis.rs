@@ -217,16 +217,17 @@ fn judge(
     seed: u64,
 ) -> Option<Decision> {
     let obs = observe(state, seat);
-    let played_index = obs.legal.iter().position(|mv| *mv == played)?;
-    if obs.legal.len() < 2 {
+    let legal = obs.legal();
+    let played_index = legal.iter().position(|mv| *mv == played)?;
+    if legal.len() < 2 {
         return None;
     }
-    let samples = if obs.stage == Some(Stage::Reveal) {
+    let samples = if obs.stage() == Some(Stage::Reveal) {
         (samples / 4).max(1)
     } else {
         samples
     };
-    let outcomes = evaluate(&obs, &obs.legal, samples, seed);
+    let outcomes = evaluate(&obs, &legal, samples, seed);
     let best = best_index(&outcomes, |o: &Outcome| o.own)?;
     let (expected_played, expected_best) = (outcomes[played_index].own, outcomes[best].own);
     let loss = round2((expected_played - expected_best).max(0.0));
@@ -234,7 +235,7 @@ fn judge(
         seq,
         seat,
         played,
-        best: obs.legal[best],
+        best: legal[best],
         expected_played: round2(expected_played),
         expected_best: round2(expected_best),
         loss,

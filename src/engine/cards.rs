@@ -89,6 +89,18 @@ const CODES: [&str; 54] = [
     "JR", "JB",
 ];
 
+/// The rank of each card, by canonical index: a lookup, as every bot decision and every score
+/// reads ranks.
+const RANKS: [Rank; 54] = {
+    let mut ranks = [Rank::Joker; 54];
+    let mut i = 0;
+    while i < STANDARD_CARDS {
+        ranks[i] = Rank::ALL[i % 13];
+        i += 1;
+    }
+    ranks
+};
+
 /// Cards of the standard deck, without jokers.
 pub const STANDARD_CARDS: usize = 52;
 
@@ -122,11 +134,7 @@ impl Card {
 
     /// The rank ([`Rank::Joker`] for both jokers).
     pub const fn rank(self) -> Rank {
-        if self.is_joker() {
-            Rank::Joker
-        } else {
-            Rank::ALL[(self.0 % 13) as usize]
-        }
+        RANKS[self.0 as usize]
     }
 
     /// The suit; `None` for a joker.

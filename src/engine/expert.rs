@@ -7,17 +7,30 @@
 
 use rand::Rng;
 
-use super::cards::{Cells, Position};
 use super::moves::Move;
-use super::rollout::{Playout, Rulebook, Table, spread_mask};
+use super::rollout::{Deal, Playout, Rulebook, positions_of, spread_mask};
+use super::rules::Rules;
 use super::stage::Stage;
 use super::view::Observation;
 
-/// Determinizations per decision of the `expert` bot: each candidate move is played out once on
-/// each (the same deals for every candidate, so that their difference is the move's, not luck's).
-/// 32 keeps a decision near a few milliseconds of one core (96 took three times as long, with a
-/// p99 over the 20 ms a bot may spend inside the request that hands it the turn).
-pub const EXPERT_SAMPLES: usize = 32;
+/// The `expert` bot's work per decision, in determinizations × seats × cells: each candidate
+/// move is played out once on each of `EXPERT_WORK / (seats × cells)` determinizations (the same
+/// deals for every candidate, so that their difference is the move's, not luck's), as a playout
+/// is longer the more seats and cells it fills. 4096 gives the standard two-seat game 341
+/// determinizations and a four-seat `3x3` game 113, each decision under 10 ms at p99 on one
+/// core of our 2-core machine (a bot may spend 20 ms inside the request that hands it the turn);
+/// greedy's mean score per hole minus the expert's, over 2,000 deals played both ways, grew from
+/// 1.95 with 32 determinizations to 3.7 with 256 (docs/SCALING.md).
+pub const EXPERT_WORK: usize = 4096;
+
+/// The fewest determinizations of an `expert` decision.
+pub const EXPERT_MIN_SAMPLES: usize = 32;
+
+/// Determinizations per decision of the `expert` bot in a game of `seats` seats under `rules`.
+pub fn expert_samples(rules: &Rules, seats: u8) -> usize {
+    let size = usize::from(seats).max(1) * rules.cells();
+    (EXPERT_WORK / size).max(EXPERT_MIN_SAMPLES)
+}
 
 /// A candidate move's mean outcome over the samples of [`evaluate`].
 #[derive(Clone, Copy, PartialEq, Debug, Default)]
@@ -29,12 +42,13 @@ pub struct Outcome {
 /// The mean outcome of each of `candidates` (moves of `obs.seat`, legal in `obs`) over `samples`
 /// determinizations of the hole that `obs` shows, the playouts seeded by `seed`.
 pub fn evaluate(obs: &Observation, candidates: &[Move], samples: usize, seed: u64) -> Vec<Outcome> {
-    let book = Rulebook::new(&obs.rules);
+    let book = Rulebook::new(obs.rules());
     let mut rng = Playout::new(seed);
-    let seat = usize::from(obs.seat);
+    let seat = usize::from(obs.seat());
+    let deal = Deal::new(&book, obs);
     let mut sums = vec![0i64; candidates.len()];
     for _ in 0..samples {
-        let table = Table::deal(&book, obs, &mut rng);
+        let table = deal.sample(&book, &mut rng);
         let playout_seed = rng.next_u64();
         for (sum, &mv) in sums.iter_mut().zip(candidates) {
             let mut table = table.clone();
@@ -54,17 +68,19 @@ pub fn evaluate(obs: &Observation, candidates: &[Move], samples: usize, seed: u6
 
 /// The `expert` bot's move seeing `obs`: the greedy bot's spread reveal (nothing is known yet
 /// to choose by), the only legal move when there is one, else the candidate of least mean
-/// hole score by [`evaluate`] ([`EXPERT_SAMPLES`] samples seeded from `rng`).
+/// hole score by [`evaluate`] ([`expert_samples`] samples seeded from `rng`).
 pub fn expert(obs: &Observation, rng: &mut impl Rng) -> Move {
-    if obs.stage == Some(Stage::Reveal) {
+    if obs.stage() == Some(Stage::Reveal) {
         return spread_reveal(obs);
     }
-    match obs.legal.len() {
+    let legal = obs.legal();
+    match legal.len() {
         0 => Move::Pass,
-        1 => obs.legal[0],
+        1 => legal[0],
         _ => {
-            let outcomes = evaluate(obs, &obs.legal, EXPERT_SAMPLES, rng.random());
-            best_index(&outcomes, |o| o.own).map_or(Move::Pass, |i| obs.legal[i])
+            let samples = expert_samples(obs.rules(), obs.seats());
+            let outcomes = evaluate(obs, &legal, samples, rng.random());
+            best_index(&outcomes, |o| o.own).map_or(Move::Pass, |i| legal[i])
         }
     }
 }
@@ -83,12 +99,7 @@ pub fn best_index(outcomes: &[Outcome], value: impl Fn(&Outcome) -> f64) -> Opti
 
 /// The greedy bot's initial reveal: one card a column on a diagonal, then the rest in order.
 fn spread_reveal(obs: &Observation) -> Move {
-    let mask = spread_mask(&Rulebook::new(&obs.rules));
-    let chosen: Vec<Position> = (0..obs.grid.len())
-        .filter(|p| mask & (1 << p) != 0)
-        .map(|p| Position::ALL[p])
-        .collect();
     Move::Reveal {
-        positions: Cells::from_fn(chosen.len(), |i| chosen[i]),
+        positions: positions_of(spread_mask(&Rulebook::new(obs.rules()))),
     }
 }

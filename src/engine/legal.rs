@@ -144,6 +144,12 @@ pub(super) fn check_values(state: &State, seat: Seat, mv: &Move) -> Result<(), R
     {
         return Err(RuleError::DuplicatePositions(position));
     }
+    check_choice(state, seat, mv)
+}
+
+/// The values of a move of valid shape (its positions in the grid, a reveal's distinct and of the
+/// right count) that passed [`check_turn`]: what the state allows of it.
+fn check_choice(state: &State, seat: Seat, mv: &Move) -> Result<(), RuleError> {
     let player = &state.players[usize::from(seat)];
     match *mv {
         Move::Knock if !state.rules.knock => Err(RuleError::CannotKnock(
@@ -225,18 +231,33 @@ pub fn legal_move_list(state: &State, seat: Seat) -> MoveList {
     let Some(stage) = state.stage else {
         return list;
     };
-    for kind in MoveKind::ALL {
-        // `stage_takes` is implied by `check_turn`: testing it first only saves time.
-        if stage_takes(stage, kind) && check_turn(state, seat, kind).is_ok() {
-            let (cells, reveal) = (state.rules.cells(), usize::from(state.rules.initial_reveal));
-            for_each_candidate(kind, cells, reveal, |mv| {
-                if check_values(state, seat, &mv).is_ok() {
-                    list.push(mv);
-                }
-            });
-        }
+    let kinds = MoveKind::ALL
+        .into_iter()
+        .filter(|&kind| stage_takes(stage, kind));
+    // Every kind a stage takes has the same turn to check (`stage_takes` is the rest of it).
+    if kinds
+        .clone()
+        .next()
+        .is_none_or(|kind| check_turn(state, seat, kind).is_err())
+    {
+        return list;
+    }
+    let (cells, reveal) = (state.rules.cells(), usize::from(state.rules.initial_reveal));
+    for kind in kinds {
+        // The candidates are of valid shape: only their choice is left to check.
+        for_each_candidate(kind, cells, reveal, |mv| {
+            if check_choice(state, seat, &mv).is_ok() {
+                list.push(mv);
+            }
+        });
     }
     list
+}
+
+/// Whether `seat` may make `mv` now, as [`decide`](fn@super::decide) checks it: one of
+/// [`legal_move_list`]'s (or a reveal of theirs with its positions in another order).
+pub fn is_legal(state: &State, seat: Seat, mv: &Move) -> bool {
+    check_turn(state, seat, mv.kind()).is_ok() && check_values(state, seat, mv).is_ok()
 }
 
 /// The moves `seat` may make now (empty when it may not move), as listed in its view.

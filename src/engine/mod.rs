@@ -34,8 +34,8 @@
 //!    - [`view`](mod@view): what each viewer may see (the only place that redacts) and the bots'
 //!      observation.
 //! 9. Playouts:
-//!    - [`rollout`]: determinizations of a hole from one seat's observation, and the greedy
-//!      policy playing them out.
+//!    - [`rollout`]: the greedy policy (the `greedy` bot's, compiled for each grid shape), and
+//!      determinizations of a hole from one seat's observation played out by it.
 //! 10. Search:
 //!    - [`expert`](mod@expert): the `expert` strategy and the evaluator of candidate moves it
 //!      shares with the analysis.
@@ -100,5 +100,5 @@ pub use stage::{MoveKind, Seat, Stage};
 pub use state::{Drawn, EndReason, HoleResult, Player, State, Status};
 pub use time::{InvalidTimestamp, Timestamp};
 pub use view::{
-    DrawnView, GridSize, Observation, PlayerView, View, Viewer, observe, redact_event, view,
+    DrawnView, FaceUp, GridSize, Observation, PlayerView, View, Viewer, observe, redact_event, view,
 };

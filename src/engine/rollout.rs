@@ -1,15 +1,19 @@
-//! Playouts of the rest of a hole as one seat may imagine it, for the `expert` bot and the
+//! The greedy policy ([`greedy_move`]: the `greedy` bot's, and every seat's in a playout) and
+//! playouts of the rest of a hole as one seat may imagine it, for the `expert` bot and the
 //! analysis of finished games: a [`Table`] dealt from an [`Observation`] (the cards the seat
 //! cannot see sampled from the ones it has not seen: determinization), a move played on it, then
-//! every seat played by a fast copy of the greedy bot's policy until the hole ends.
+//! every seat played by the greedy policy until the hole ends.
 //!
 //! Everything here is on fixed arrays of ranks (suits never score), so that a playout allocates
-//! nothing and costs a few microseconds; randomness comes from [`Playout`]'s own generator, seeded
-//! by the caller, so that the same seed plays the same playouts on every machine.
+//! nothing and costs a few microseconds, and the grid's shape is a constant of the code that reads
+//! a grid (one copy of the policy, compiled for each of the four shapes, loops unrolled);
+//! randomness comes from [`Playout`]'s own generator, seeded by the caller, so that the same seed
+//! plays the same playouts on every machine.
 
-use super::cards::{Card, MAX_CELLS, Rank};
+use super::cards::{Card, Cells, GridShape, MAX_CELLS, Position, Rank};
 use super::moves::{Move, Source};
-use super::rules::{FlipRule, Rules};
+use super::rules::{FlipRule, PairRule, Rules};
+use super::score::RANK_POINTS;
 use super::stage::Stage;
 use super::view::{MAX_SEATS, Observation};
 
@@ -17,7 +21,20 @@ use super::view::{MAX_SEATS, Observation};
 const DECK: usize = 54;
 
 /// A grid's ranks, row-major (`Rank as u8`, the joker 13).
-type Ranks = [u8; MAX_CELLS];
+pub type Ranks = [u8; MAX_CELLS];
+
+/// Calls `$run::<ROWS, COLUMNS>($args)` for the shape `$shape`: the one place where a grid's
+/// shape becomes constants.
+macro_rules! by_shape {
+    ($shape:expr, $run:ident($($arg:expr),*)) => {
+        match $shape {
+            GridShape::TwoByThree => $run::<2, 3>($($arg),*),
+            GridShape::TwoByTwo => $run::<2, 2>($($arg),*),
+            GridShape::TwoByFour => $run::<2, 4>($($arg),*),
+            GridShape::ThreeByThree => $run::<3, 3>($($arg),*),
+        }
+    };
+}
 
 /// SplitMix64: a small generator whose stream depends on its seed only (not on a crate's
 /// version), so that analyses and expert moves replay identically everywhere.
@@ -55,8 +72,7 @@ impl Playout {
 /// What the rules of a game say to a playout: scoring and turn options, precomputed.
 #[derive(Clone, Copy, Debug)]
 pub struct Rulebook {
-    rows: usize,
-    columns: usize,
+    shape: GridShape,
     /// Points by rank (`Rank as u8`), the joker's last.
     points: [i32; 14],
     keep_negative_pairs: bool,
@@ -65,34 +81,40 @@ pub struct Rulebook {
     flip: FlipRule,
     knock: bool,
     max_turns: u32,
-    /// Whether the greedy policy moves overdue holes on (games with house rules, as the bot).
+    /// Whether a drawn card that improves nothing goes, once the hole is overdue (after `cells`
+    /// turns a seat), into the face-down position where it costs least: games with house rules
+    /// only. Grids then fill even when only high cards go round (four seats on nine cards leave
+    /// 15 in the stock, and a bot that only ever discards them never ends the hole); games
+    /// without house rules keep the greedy bot's decisions as they were.
     overdue: bool,
     deck: usize,
     initial_reveal: usize,
 }
 
-/// Expected points of a face-down card, in tenths, as the greedy bot counts them.
+/// Expected points of a face-down card, in tenths (the deck's mean is 71/13 ≈ 5.5).
 const UNKNOWN: i32 = 55;
-/// The greedy bot's thresholds, in tenths (see `bots.rs`).
+
+/// Take the discard top when it lowers the expected grid score by at least this (tenths).
 const TAKE_DISCARD_GAIN: i32 = 25;
+
+/// Decline an optional flip that would end the hole while the grid scores more than this many
+/// tenths a cell (150 for six cells).
 const HIGH_GRID_PER_CELL: i32 = 25;
+
+/// Knock when the grid is expected to score at most this many tenths a cell, with at most a
+/// third of it face down.
 const KNOCK_PER_CELL: i32 = 10;
 
 impl Rulebook {
     /// The playout rules of a game under `rules`.
     pub fn new(rules: &Rules) -> Rulebook {
-        let scoring = rules.scoring();
-        let mut points = [0; 14];
-        for (i, rank) in Rank::ALL.iter().enumerate() {
-            points[i] = scoring.card_points(Card::new(*rank, super::cards::Suit::Spades));
-        }
-        points[Rank::Joker as usize] = rules.joker_value;
+        let mut points = [rules.joker_value; 14];
+        points[..RANK_POINTS.len()].copy_from_slice(&RANK_POINTS);
         Rulebook {
-            rows: rules.grid.rows(),
-            columns: rules.grid.columns(),
+            shape: rules.grid,
             points,
-            keep_negative_pairs: scoring.keep_negative_pairs,
-            four_of_a_kind: scoring.four_of_a_kind,
+            keep_negative_pairs: rules.negative_pairs == PairRule::Keep,
+            four_of_a_kind: rules.four_of_a_kind,
             final_turns: rules.final_turns,
             flip: rules.flip_after_discard,
             knock: rules.knock,
@@ -104,101 +126,140 @@ impl Rulebook {
     }
 
     fn cells(&self) -> usize {
-        self.rows * self.columns
-    }
-
-    /// The score of a whole grid, as [`Scoring::grid`](super::score::Scoring::grid) gives it.
-    fn score(&self, grid: &Ranks) -> i32 {
-        let mut paired = [0u8; 14];
-        let mut total = 0;
-        for column in 0..self.columns {
-            let first = grid[column];
-            let mut sum = 0;
-            let mut same = true;
-            for row in 0..self.rows {
-                let rank = grid[row * self.columns + column];
-                sum += self.points[usize::from(rank)];
-                same &= rank == first;
-            }
-            let negative = first == Rank::Two as u8 || first == Rank::Joker as u8;
-            if !same || (negative && self.keep_negative_pairs) {
-                total += sum;
-            }
-            if same {
-                paired[usize::from(first)] += 1;
-                if paired[usize::from(first)] == 2 && self.rows == 2 {
-                    total += self.four_of_a_kind;
-                }
-            }
-        }
-        total
+        self.shape.cells()
     }
 }
 
-/// A grid as its owner's policy sees it: ranks, which are face up, and the expected score of each
-/// column, in tenths (face-down cards counted at [`UNKNOWN`]).
-struct Estimate<'a> {
+/// The score of a whole grid of `R` rows and `C` columns, as
+/// [`Scoring::grid`](super::score::Scoring::grid) gives it.
+fn score<const R: usize, const C: usize>(book: &Rulebook, grid: &Ranks) -> i32 {
+    let mut paired = [0u8; 14];
+    let mut total = 0;
+    for column in 0..C {
+        let first = grid[column];
+        let mut sum = 0;
+        let mut same = true;
+        for row in 0..R {
+            let rank = grid[row * C + column];
+            sum += book.points[usize::from(rank)];
+            same &= rank == first;
+        }
+        let negative = first == Rank::Two as u8 || first == Rank::Joker as u8;
+        if !same || (negative && book.keep_negative_pairs) {
+            total += sum;
+        }
+        if same {
+            paired[usize::from(first)] += 1;
+            if paired[usize::from(first)] == 2 && R == 2 {
+                total += book.four_of_a_kind;
+            }
+        }
+    }
+    total
+}
+
+/// A grid of `R` rows and `C` columns as its owner's policy sees it: the expected score of each
+/// column, in tenths (face-down cards counted at [`UNKNOWN`]), and of each column less one of
+/// its cells, so that the score with a card placed anywhere is a lookup.
+struct Estimate<'a, const R: usize, const C: usize> {
     book: &'a Rulebook,
-    grid: &'a Ranks,
     up: u16,
-    columns: [i32; 4],
+    columns: [i32; C],
+    /// `rests[c][r]`: column `c` without its cell of row `r`.
+    rests: [[Rest; R]; C],
     total: i32,
 }
 
-impl<'a> Estimate<'a> {
-    fn new(book: &'a Rulebook, grid: &'a Ranks, up: u16) -> Self {
+/// Some cells of a column: the points of the face-up ones, how many are face down, and the set
+/// of the face-up ones' ranks (bit `rank`).
+// Small (six bytes): a grid's estimate holds one for each cell.
+#[derive(Clone, Copy, Default)]
+struct Rest {
+    points: i16,
+    unknown: u8,
+    ranks: u16,
+}
+
+impl Rest {
+    /// These cells with one more face up, of `rank`.
+    fn with(self, book: &Rulebook, rank: u8) -> Rest {
+        Rest {
+            points: self.points + book.points[usize::from(rank)] as i16,
+            unknown: self.unknown,
+            ranks: self.ranks | 1 << rank,
+        }
+    }
+
+    /// These cells with one more face down.
+    fn with_unknown(self) -> Rest {
+        Rest {
+            unknown: self.unknown + 1,
+            ..self
+        }
+    }
+
+    /// The expected score of these cells as a whole column, in tenths: 0 for a column of one
+    /// rank (but Twos and jokers under `keep`), else their points.
+    fn score(self, book: &Rulebook) -> i32 {
+        let points = i32::from(self.points);
+        if self.unknown > 0 {
+            return 10 * points + UNKNOWN * i32::from(self.unknown);
+        }
+        let negative = 1 << Rank::Two as u8 | 1 << Rank::Joker as u8;
+        let one_rank = self.ranks.count_ones() == 1;
+        if one_rank && !(book.keep_negative_pairs && self.ranks & negative != 0) {
+            0
+        } else {
+            10 * points
+        }
+    }
+}
+
+impl<'a, const R: usize, const C: usize> Estimate<'a, R, C> {
+    // Inlined, so that the estimate is built where it is used rather than copied there.
+    #[inline(always)]
+    fn new(book: &'a Rulebook, grid: &Ranks, up: u16) -> Self {
+        let cell = |rest: Rest, p: usize| {
+            if up & (1 << p) != 0 {
+                rest.with(book, grid[p])
+            } else {
+                rest.with_unknown()
+            }
+        };
         let mut estimate = Estimate {
             book,
-            grid,
             up,
-            columns: [0; 4],
+            columns: [0; C],
+            rests: [[Rest::default(); R]; C],
             total: 0,
         };
-        for column in 0..book.columns {
-            estimate.columns[column] = estimate.column(column, None);
+        for column in 0..C {
+            let cells = |skipped: usize| {
+                (0..R)
+                    .filter(|&row| row != skipped)
+                    .fold(Rest::default(), |rest, row| cell(rest, row * C + column))
+            };
+            estimate.columns[column] = cells(R).score(book);
+            for row in 0..R {
+                estimate.rests[column][row] = cells(row);
+            }
         }
         estimate.total = estimate.columns.iter().sum();
         estimate
     }
 
-    /// Expected score of `column`, with the rank `placed` put at a position if given.
-    fn column(&self, column: usize, placed: Option<(usize, u8)>) -> i32 {
-        let (mut sum, mut unknown, mut same, mut first) = (0, 0, true, None);
-        for row in 0..self.book.rows {
-            let p = row * self.book.columns + column;
-            let rank = match placed {
-                Some((q, rank)) if q == p => rank,
-                _ if self.up & (1 << p) != 0 => self.grid[p],
-                _ => {
-                    unknown += 1;
-                    continue;
-                }
-            };
-            sum += self.book.points[usize::from(rank)];
-            same &= *first.get_or_insert(rank) == rank;
-        }
-        if unknown > 0 {
-            return 10 * sum + UNKNOWN * unknown;
-        }
-        let rank = first.unwrap_or_default();
-        let negative = rank == Rank::Two as u8 || rank == Rank::Joker as u8;
-        if same && !(negative && self.book.keep_negative_pairs) {
-            0
-        } else {
-            10 * sum
-        }
-    }
-
     /// The expected score with `rank` at `p`.
     fn placed(&self, p: usize, rank: u8) -> i32 {
-        let column = p % self.book.columns;
-        self.total - self.columns[column] + self.column(column, Some((p, rank)))
+        let (row, column) = (p / C, p % C);
+        let placed = self.rests[column][row]
+            .with(self.book, rank)
+            .score(self.book);
+        self.total - self.columns[column] + placed
     }
-
     /// Where `rank` lowers the expected score most (the first such position), and that score.
     fn best_placement(&self, rank: u8) -> (usize, i32) {
         let mut best = (0, i32::MAX);
-        for p in 0..self.book.cells() {
+        for p in 0..R * C {
             let estimate = self.placed(p, rank);
             if estimate < best.1 {
                 best = (p, estimate);
@@ -208,7 +269,173 @@ impl<'a> Estimate<'a> {
     }
 
     fn face_down(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.book.cells()).filter(|p| self.up & (1 << p) == 0)
+        (0..R * C).filter(|p| self.up & (1 << p) == 0)
+    }
+}
+
+/// A seat's turn as the greedy policy reads it: its own grid, what it may take, where the hole
+/// stands.
+#[derive(Clone, Copy, Debug)]
+pub struct Turn<'a> {
+    pub stage: Stage,
+    /// The seat's ranks; only the face-up ones are read.
+    pub grid: &'a Ranks,
+    pub up: u16,
+    pub discard_top: Option<u8>,
+    pub drawn: Option<(Source, u8)>,
+    /// Whether the rules let the seat knock now.
+    pub may_knock: bool,
+    /// Turns played in the hole.
+    pub turns: u32,
+    pub seats: usize,
+}
+
+/// The greedy policy's move: the initial reveal spread over the columns; knock when the grid is
+/// expected low and mostly face up; take the discard when it lowers the expected score enough;
+/// place a drawn card where it lowers the expected score most, else discard it (into a
+/// face-down position once the hole is overdue, under house rules); flip the first face-down
+/// card unless that would end the hole on a high grid.
+pub fn greedy_move(book: &Rulebook, turn: &Turn) -> Move {
+    by_shape!(book.shape, greedy_shaped(book, turn))
+}
+
+fn greedy_shaped<const R: usize, const C: usize>(book: &Rulebook, turn: &Turn) -> Move {
+    let sight = Estimate::<R, C>::new(book, turn.grid, turn.up);
+    let cells = (R * C) as i32;
+    match turn.stage {
+        Stage::Reveal => Move::Reveal {
+            positions: positions_of(spread_mask(book)),
+        },
+        Stage::Draw => {
+            let hidden = sight.face_down().count() as i32;
+            if turn.may_knock && sight.total <= KNOCK_PER_CELL * cells && 3 * hidden <= cells {
+                return Move::Knock;
+            }
+            let take = turn
+                .discard_top
+                .is_some_and(|top| sight.total - sight.best_placement(top).1 >= TAKE_DISCARD_GAIN);
+            let source = if take { Source::Discard } else { Source::Stock };
+            Move::Draw { source }
+        }
+        Stage::Place => {
+            let Some((source, rank)) = turn.drawn else {
+                return Move::Discard;
+            };
+            let (p, estimate) = sight.best_placement(rank);
+            let swap = |p: usize| Move::Swap {
+                position: Position::ALL[p],
+            };
+            if source == Source::Discard || estimate < sight.total {
+                return swap(p);
+            }
+            let overdue = book.overdue && turn.turns >= (R * C * turn.seats) as u32;
+            match sight.face_down().min_by_key(|&q| sight.placed(q, rank)) {
+                Some(q) if overdue => swap(q),
+                _ => Move::Discard,
+            }
+        }
+        Stage::Flip => {
+            let hidden = sight.face_down().count();
+            match sight.face_down().next() {
+                Some(p)
+                    if book.flip == FlipRule::Always
+                        || !(hidden == 1 && sight.total > HIGH_GRID_PER_CELL * cells) =>
+                {
+                    Move::Flip {
+                        position: Position::ALL[p],
+                    }
+                }
+                _ => Move::Pass,
+            }
+        }
+        Stage::HoleOver => Move::Pass,
+    }
+}
+
+/// The positions of a bit set, increasing.
+pub fn positions_of(mask: u16) -> Cells<Position> {
+    let mut positions = Cells::filled(mask.count_ones() as usize, Position::default());
+    let chosen = Position::ALL
+        .iter()
+        .filter(|p| mask & (1 << p.index()) != 0);
+    for (slot, &p) in positions.iter_mut().zip(chosen) {
+        *slot = p;
+    }
+    positions
+}
+
+/// What one seat has seen of a hole, to deal determinizations of it from: a table with the
+/// visible cards where they are, and the cards the seat has not seen (every card of the deck but
+/// the face-up ones, the discard pile and its own drawn card).
+#[derive(Clone, Debug)]
+pub struct Deal {
+    table: Table,
+    unseen: [u8; DECK],
+    unseen_len: usize,
+    stock: usize,
+}
+
+impl Deal {
+    /// What `obs` shows.
+    pub fn new(book: &Rulebook, obs: &Observation) -> Deal {
+        let seats = usize::from(obs.seats()).min(MAX_SEATS);
+        let discard_set = obs.discard_set();
+        let mut seen = discard_set;
+        let mut table = Table {
+            seats,
+            grids: [[0; MAX_CELLS]; MAX_SEATS],
+            up: [0; MAX_SEATS],
+            stock: [0; DECK],
+            stock_len: 0,
+            discard: [0; DECK],
+            discard_len: 0,
+            drawn: obs.drawn().map(|(source, card)| (source, rank_of(card))),
+            current: usize::from(obs.current_seat().unwrap_or(obs.seat())),
+            stage: obs.stage().unwrap_or(Stage::HoleOver),
+            turns: obs.turns(),
+            final_left: obs.final_turns_left(),
+            knocked: obs.knocked().is_some(),
+            dealer: usize::from(obs.dealer()),
+        };
+        if let Some((_, card)) = obs.drawn() {
+            seen |= 1 << card.index();
+        }
+        for seat in 0..seats {
+            let grid = obs.grid(seat);
+            for p in 0..book.cells() {
+                if let Some(card) = grid.get(p) {
+                    table.grids[seat][p] = rank_of(card);
+                    table.up[seat] |= 1 << p;
+                    seen |= 1 << card.index();
+                }
+            }
+        }
+        table.fill_discard(obs, discard_set);
+        let mut deal = Deal {
+            table,
+            unseen: [0; DECK],
+            unseen_len: 0,
+            stock: obs.stock_count() as usize,
+        };
+        for index in 0..book.deck {
+            if seen & (1 << index) == 0 {
+                deal.unseen[deal.unseen_len] =
+                    rank_of(Card::from_index(index as u8).unwrap_or_default());
+                deal.unseen_len += 1;
+            }
+        }
+        deal
+    }
+
+    /// A hole consistent with everything the seat saw: the cards it has not seen shuffled into
+    /// the face-down cells and the stock.
+    pub fn sample(&self, book: &Rulebook, rng: &mut Playout) -> Table {
+        let mut table = self.table.clone();
+        let mut unseen = self.unseen;
+        let unseen = &mut unseen[..self.unseen_len];
+        rng.shuffle(unseen);
+        table.fill_hidden(book, unseen, self.stock);
+        table
     }
 }
 
@@ -235,70 +462,22 @@ pub struct Table {
 }
 
 /// The rank code of a card.
-fn rank_of(card: Card) -> u8 {
+pub fn rank_of(card: Card) -> u8 {
     card.rank() as u8
 }
 
 impl Table {
-    /// A hole consistent with everything `obs` shows: its visible cards where they are, the
-    /// cards its seat has not seen (every card of the deck but the face-up ones, the discard pile
-    /// and its own drawn card) shuffled into the face-down cells and the stock.
-    pub fn deal(book: &Rulebook, obs: &Observation, rng: &mut Playout) -> Table {
-        let seats = usize::from(obs.seats).min(MAX_SEATS);
-        let mut seen = obs.discard_set;
-        let mut table = Table {
-            seats,
-            grids: [[0; MAX_CELLS]; MAX_SEATS],
-            up: [0; MAX_SEATS],
-            stock: [0; DECK],
-            stock_len: 0,
-            discard: [0; DECK],
-            discard_len: 0,
-            drawn: obs.drawn.map(|(source, card)| (source, rank_of(card))),
-            current: usize::from(obs.current_seat.unwrap_or(obs.seat)),
-            stage: obs.stage.unwrap_or(Stage::HoleOver),
-            turns: obs.turns,
-            final_left: obs.final_turns_left,
-            knocked: obs.knocked.is_some(),
-            dealer: usize::from(obs.dealer),
-        };
-        if let Some((_, card)) = obs.drawn {
-            seen |= 1 << card.index();
-        }
-        for (seat, grid) in obs.grids.iter().take(seats).enumerate() {
-            for (p, card) in grid.iter().enumerate() {
-                if let Some(card) = card {
-                    table.grids[seat][p] = rank_of(*card);
-                    table.up[seat] |= 1 << p;
-                    seen |= 1 << card.index();
-                }
-            }
-        }
-        table.fill_discard(obs);
-        let mut unseen = [0u8; DECK];
-        let mut count = 0;
-        for index in 0..book.deck {
-            if seen & (1 << index) == 0 {
-                unseen[count] = rank_of(Card::from_index(index as u8).unwrap_or_default());
-                count += 1;
-            }
-        }
-        rng.shuffle(&mut unseen[..count]);
-        table.fill_hidden(book, &unseen[..count], obs.stock_count as usize);
-        table
-    }
-
     /// The discard pile: its top last, the rest in any order (only a reshuffle reads it).
-    fn fill_discard(&mut self, obs: &Observation) {
-        let top = obs.discard_top.map(|card| card.index());
+    fn fill_discard(&mut self, obs: &Observation, discard_set: u64) {
+        let top = obs.discard_top().map(|card| card.index());
         for index in 0..DECK as u8 {
-            if obs.discard_set & (1 << index) != 0 && Some(index) != top {
+            if discard_set & (1 << index) != 0 && Some(index) != top {
                 self.discard[self.discard_len] =
                     rank_of(Card::from_index(index).unwrap_or_default());
                 self.discard_len += 1;
             }
         }
-        if let Some(card) = obs.discard_top {
+        if let Some(card) = obs.discard_top() {
             self.discard[self.discard_len] = rank_of(card);
             self.discard_len += 1;
         }
@@ -346,19 +525,7 @@ impl Table {
 
     /// Plays the rest of the hole, every seat by the greedy policy, and returns each seat's score.
     pub fn play_out(&mut self, book: &Rulebook, rng: &mut Playout) -> [i32; MAX_SEATS] {
-        if self.stage == Stage::Reveal {
-            self.finish_reveal(book);
-        }
-        while self.stage != Stage::HoleOver {
-            self.greedy_step(book, rng);
-        }
-        std::array::from_fn(|seat| {
-            if seat < self.seats {
-                book.score(&self.grids[seat])
-            } else {
-                0
-            }
-        })
+        by_shape!(book.shape, play_out_shaped(self, book, rng))
     }
 
     /// The seats still to reveal reveal as the greedy bot does; then the first turn starts.
@@ -462,75 +629,51 @@ impl Table {
     }
 
     /// One move of the seat to move, as the greedy bot would make it.
-    fn greedy_step(&mut self, book: &Rulebook, rng: &mut Playout) {
+    fn greedy_step<const R: usize, const C: usize>(&mut self, book: &Rulebook, rng: &mut Playout) {
         let seat = self.current;
-        let grid = self.grids[seat];
-        let sight = Estimate::new(book, &grid, self.up[seat]);
-        let cells = book.cells() as i32;
-        let mv = match self.stage {
-            Stage::Draw => self.greedy_draw(book, &sight, cells),
-            Stage::Place => self.greedy_place(book, &sight),
-            Stage::Flip => {
-                let hidden = sight.face_down().count();
-                match sight.face_down().next() {
-                    Some(p)
-                        if book.flip == FlipRule::Always
-                            || !(hidden == 1 && sight.total > HIGH_GRID_PER_CELL * cells) =>
-                    {
-                        Move::Flip {
-                            position: super::cards::Position::ALL[p],
-                        }
-                    }
-                    _ => Move::Pass,
-                }
-            }
-            Stage::Reveal | Stage::HoleOver => {
-                self.stage = Stage::HoleOver;
-                return;
-            }
+        if matches!(self.stage, Stage::Reveal | Stage::HoleOver) {
+            self.stage = Stage::HoleOver;
+            return;
+        }
+        let turn = Turn {
+            stage: self.stage,
+            grid: &self.grids[seat],
+            up: self.up[seat],
+            discard_top: self.discard[..self.discard_len].last().copied(),
+            drawn: self.drawn,
+            may_knock: book.knock && self.final_left.is_none(),
+            turns: self.turns,
+            seats: self.seats,
         };
+        let mv = greedy_shaped::<R, C>(book, &turn);
         self.play(book, seat, mv, rng);
     }
+}
 
-    fn greedy_draw(&self, book: &Rulebook, sight: &Estimate, cells: i32) -> Move {
-        let hidden = sight.face_down().count() as i32;
-        if book.knock
-            && self.final_left.is_none()
-            && sight.total <= KNOCK_PER_CELL * cells
-            && 3 * hidden <= cells
-        {
-            return Move::Knock;
-        }
-        let take = self.discard_len > 0 && {
-            let top = self.discard[self.discard_len - 1];
-            sight.total - sight.best_placement(top).1 >= TAKE_DISCARD_GAIN
-        };
-        let source = if take { Source::Discard } else { Source::Stock };
-        Move::Draw { source }
+/// [`Table::play_out`] on a grid of `R` rows and `C` columns.
+fn play_out_shaped<const R: usize, const C: usize>(
+    table: &mut Table,
+    book: &Rulebook,
+    rng: &mut Playout,
+) -> [i32; MAX_SEATS] {
+    if table.stage == Stage::Reveal {
+        table.finish_reveal(book);
     }
-
-    fn greedy_place(&self, book: &Rulebook, sight: &Estimate) -> Move {
-        let Some((source, rank)) = self.drawn else {
-            return Move::Discard;
-        };
-        let (p, estimate) = sight.best_placement(rank);
-        let position = |p: usize| Move::Swap {
-            position: super::cards::Position::ALL[p],
-        };
-        if source == Source::Discard || estimate < sight.total {
-            return position(p);
-        }
-        let overdue = book.overdue && self.turns >= book.cells() as u32 * self.seats as u32;
-        match sight.face_down().min_by_key(|&q| sight.placed(q, rank)) {
-            Some(q) if overdue => position(q),
-            _ => Move::Discard,
-        }
+    while table.stage != Stage::HoleOver {
+        table.greedy_step::<R, C>(book, rng);
     }
+    std::array::from_fn(|seat| {
+        if seat < table.seats {
+            score::<R, C>(book, &table.grids[seat])
+        } else {
+            0
+        }
+    })
 }
 
 /// The cells of the greedy bot's initial reveal, as a bit set.
 pub fn spread_mask(book: &Rulebook) -> u16 {
-    let (rows, columns) = (book.rows, book.columns);
+    let (rows, columns) = (book.shape.rows(), book.shape.columns());
     let diagonal = (0..columns).map(|c| (c % rows) * columns + c);
     let rest = (0..book.cells()).filter(|p| (p % columns) % rows != p / columns);
     diagonal

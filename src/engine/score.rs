@@ -34,7 +34,7 @@ impl Scoring {
     pub const fn card_points(&self, card: Card) -> i32 {
         match card.rank() {
             Rank::Joker => self.joker_value,
-            rank => POINTS[rank as usize],
+            rank => RANK_POINTS[rank as usize],
         }
     }
 
@@ -105,8 +105,8 @@ pub const fn card_points(card: Card) -> i32 {
     .card_points(card)
 }
 
-/// Points by rank, Ace to King.
-const POINTS: [i32; 13] = {
+/// Points by rank, Ace to King (`Rank as usize`).
+pub const RANK_POINTS: [i32; 13] = {
     let mut points = [0; 13];
     let mut i = 0;
     while i < 13 {

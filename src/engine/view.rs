@@ -9,14 +9,14 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::bot_kind::BotKind;
-use super::cards::{Card, Cells, GridShape};
+use super::cards::{Card, Cells, GridShape, MAX_CELLS};
 use super::deadline::turn_deadline;
 use super::event::Event;
-use super::legal::{MoveList, legal_move_list, legal_moves};
+use super::legal::{MoveList, is_legal, legal_move_list, legal_moves};
 use super::moves::{Move, Source};
 use super::rules::Rules;
 use super::stage::{Seat, Stage};
-use super::state::{Drawn, HoleResult, State, Status};
+use super::state::{Drawn, HoleResult, Player, State, Status};
 use super::time::Timestamp;
 
 /// Who is looking.
@@ -259,89 +259,200 @@ pub fn redact_event(event: &Event, viewer: Viewer) -> Option<Value> {
     Some(json)
 }
 
-/// What one seat may see, for a bot to choose a move: small, built without allocation (but for
-/// the reveals of a large grid, see [`MoveList`]).
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub struct Observation {
-    /// The bot's seat.
-    pub seat: Seat,
-    /// Number of seats.
-    pub seats: u8,
-    /// The rule options.
-    pub rules: Rules,
-    /// The stage of the hole.
-    pub stage: Option<Stage>,
-    /// Turns played in the hole so far.
-    pub turns: u32,
-    /// The bot's own grid: the card when face up, `None` when face down.
-    pub grid: Cells<Option<Card>>,
-    /// The top of the discard pile.
-    pub discard_top: Option<Card>,
-    /// The card the bot drew and has not yet placed.
-    pub drawn: Option<(Source, Card)>,
-    /// The moves the bot may make now.
-    pub legal: MoveList,
-    /// Every seat's grid as anyone sees it (face-up cards only), in seat order; entries past
-    /// `seats` are empty.
-    pub grids: [Cells<Option<Card>>; MAX_SEATS],
-    /// The cards of the discard pile, as a set of canonical indexes (bit `i` for the card of
-    /// index `i`): each was face up when it went there, so every seat has seen them.
-    pub discard_set: u64,
-    /// Cards in the stock.
-    pub stock_count: u32,
-    /// Whose turn it is.
-    pub current_seat: Option<Seat>,
-    /// During final turns, how many remain.
-    pub final_turns_left: Option<u8>,
-    /// The seat that knocked in this hole, if one did.
-    pub knocked: Option<Seat>,
-    /// The dealer of the hole (the seat after it plays first).
-    pub dealer: Seat,
+/// A grid as every seat sees it: its face-up cards, and a blank (the default card) at each
+/// face-down position, whose card never reaches an observation. Plain bytes, copied in one go.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct FaceUp {
+    /// The cards, row-major: the card where face up, the default card where face down.
+    pub cards: [Card; MAX_CELLS],
+    /// Bit `p` is set when position `p` is face up.
+    pub up: u16,
+}
+
+impl FaceUp {
+    /// What anyone sees of `player`'s grid.
+    fn of(player: &Player) -> FaceUp {
+        let mut seen = FaceUp::default();
+        let (grid, face_up) = (&*player.grid, &*player.face_up);
+        for p in 0..grid.len().min(face_up.len()).min(MAX_CELLS) {
+            let up = face_up[p];
+            seen.cards[p] = if up { grid[p] } else { Card::default() };
+            seen.up |= u16::from(up) << p;
+        }
+        seen
+    }
+
+    /// The card at `p` when it is face up.
+    pub fn get(&self, p: usize) -> Option<Card> {
+        (self.up & (1 << p) != 0).then(|| self.cards[p])
+    }
+}
+
+/// What one seat may see, for a bot to choose a move: a window on the state whose methods
+/// show only what that seat may see (face-up cards, its own drawn card, the discard pile, the
+/// counters of the hole), so that building one copies nothing and a bot reads only what it uses.
+/// Two observations are equal when they show the same.
+#[derive(Clone, Copy)]
+pub struct Observation<'a> {
+    state: &'a State,
+    seat: Seat,
 }
 
 /// Most seats of a game.
 pub const MAX_SEATS: usize = 4;
 
 /// What `seat` may see of `state`.
-pub fn observe(state: &State, seat: Seat) -> Observation {
-    let grid = state
-        .players
-        .get(usize::from(seat))
-        .filter(|_| state.stage.is_some())
-        .map_or(Cells::filled(state.rules.cells(), None), |p| {
-            Cells::from_fn(p.grid.len(), |i| p.face_up[i].then_some(p.grid[i]))
-        });
-    Observation {
-        seat,
-        seats: state.seats,
-        rules: state.rules,
-        stage: state.stage,
-        turns: state.turns,
-        grid,
-        discard_top: state.discard.last().copied(),
-        drawn: state
+pub fn observe(state: &State, seat: Seat) -> Observation<'_> {
+    Observation { state, seat }
+}
+
+impl Observation<'_> {
+    /// The bot's seat.
+    pub fn seat(&self) -> Seat {
+        self.seat
+    }
+
+    /// Number of seats.
+    pub fn seats(&self) -> u8 {
+        self.state.seats
+    }
+
+    /// The rule options.
+    pub fn rules(&self) -> &Rules {
+        &self.state.rules
+    }
+
+    /// The stage of the hole.
+    pub fn stage(&self) -> Option<Stage> {
+        self.state.stage
+    }
+
+    /// Turns played in the hole so far.
+    pub fn turns(&self) -> u32 {
+        self.state.turns
+    }
+
+    /// The top of the discard pile.
+    pub fn discard_top(&self) -> Option<Card> {
+        self.state.discard.last().copied()
+    }
+
+    /// The card the bot drew and has not yet placed.
+    pub fn drawn(&self) -> Option<(Source, Card)> {
+        self.state
             .drawn
-            .filter(|d| d.seat == seat)
-            .map(|d| (d.source, d.card)),
-        legal: legal_move_list(state, seat),
-        grids: public_grids(state),
-        discard_set: state
+            .filter(|d| d.seat == self.seat)
+            .map(|d| (d.source, d.card))
+    }
+
+    /// The moves the bot may make now.
+    pub fn legal(&self) -> MoveList {
+        legal_move_list(self.state, self.seat)
+    }
+
+    /// Whether the bot may make `mv` now (one of [`legal`](Self::legal), checked alone).
+    pub fn allows(&self, mv: &Move) -> bool {
+        is_legal(self.state, self.seat, mv)
+    }
+
+    /// Seat `seat`'s grid as anyone sees it (its owner sees no more of it); nothing before the
+    /// first deal or past the seats.
+    pub fn grid(&self, seat: usize) -> FaceUp {
+        match self.state.players.get(seat) {
+            Some(player) if self.state.stage.is_some() => FaceUp::of(player),
+            _ => FaceUp::default(),
+        }
+    }
+
+    /// The bot's own grid as it sees it.
+    pub fn own_grid(&self) -> FaceUp {
+        self.grid(usize::from(self.seat))
+    }
+
+    /// The cards of the discard pile, as a set of canonical indexes (bit `i` for the card of
+    /// index `i`): each was face up when it went there, so every seat has seen them.
+    pub fn discard_set(&self) -> u64 {
+        self.state
             .discard
             .iter()
-            .fold(0, |set, card| set | 1 << card.index()),
-        stock_count: state.stock.len() as u32,
-        current_seat: state.current_seat,
-        final_turns_left: state.final_turns_left,
-        knocked: state.knocked,
-        dealer: state.dealer,
+            .fold(0, |set, card| set | 1 << card.index())
+    }
+
+    /// Cards in the stock.
+    pub fn stock_count(&self) -> u32 {
+        self.state.stock.len() as u32
+    }
+
+    /// Whose turn it is.
+    pub fn current_seat(&self) -> Option<Seat> {
+        self.state.current_seat
+    }
+
+    /// During final turns, how many remain.
+    pub fn final_turns_left(&self) -> Option<u8> {
+        self.state.final_turns_left
+    }
+
+    /// The seat that knocked in this hole, if one did.
+    pub fn knocked(&self) -> Option<Seat> {
+        self.state.knocked
+    }
+
+    /// The dealer of the hole (the seat after it plays first).
+    pub fn dealer(&self) -> Seat {
+        self.state.dealer
+    }
+
+    /// Everything the observation shows, for comparing and printing.
+    fn shown(&self) -> Shown {
+        Shown {
+            seat: self.seat,
+            seats: self.seats(),
+            rules: *self.rules(),
+            stage: self.stage(),
+            turns: self.turns(),
+            discard_top: self.discard_top(),
+            drawn: self.drawn(),
+            legal: self.legal(),
+            grids: std::array::from_fn(|seat| self.grid(seat)),
+            discard_set: self.discard_set(),
+            stock_count: self.stock_count(),
+            current_seat: self.current_seat(),
+            final_turns_left: self.final_turns_left(),
+            knocked: self.knocked(),
+            dealer: self.dealer(),
+        }
     }
 }
 
-/// Every seat's face-up cards, as [`Observation::grids`] lists them.
-fn public_grids(state: &State) -> [Cells<Option<Card>>; MAX_SEATS] {
-    let started = state.stage.is_some();
-    std::array::from_fn(|seat| match state.players.get(seat) {
-        Some(p) if started => Cells::from_fn(p.grid.len(), |i| p.face_up[i].then_some(p.grid[i])),
-        _ => Cells::filled(0, None),
-    })
+/// What an [`Observation`] shows, gathered.
+#[derive(PartialEq, Debug)]
+struct Shown {
+    seat: Seat,
+    seats: u8,
+    rules: Rules,
+    stage: Option<Stage>,
+    turns: u32,
+    discard_top: Option<Card>,
+    drawn: Option<(Source, Card)>,
+    legal: MoveList,
+    grids: [FaceUp; MAX_SEATS],
+    discard_set: u64,
+    stock_count: u32,
+    current_seat: Option<Seat>,
+    final_turns_left: Option<u8>,
+    knocked: Option<Seat>,
+    dealer: Seat,
+}
+
+impl PartialEq for Observation<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.shown() == other.shown()
+    }
+}
+
+impl std::fmt::Debug for Observation<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.shown().fmt(f)
+    }
 }
