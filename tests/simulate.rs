@@ -3,6 +3,7 @@
 
 use golf_server::commands::simulate::{SimulateOptions, run};
 use golf_server::engine::{BotKind, RulesInput};
+use serde_json::json;
 
 fn options(games: u64, seats: u8, bots: Vec<BotKind>) -> SimulateOptions {
     SimulateOptions {
@@ -92,4 +93,59 @@ fn greedy_bots_fill_nine_card_grids_with_four_seats() {
     })
     .expect("valid");
     assert!(report.turn_cap_share < 0.01, "{}", report.render_text());
+}
+
+#[test]
+fn the_bots_play_as_the_release_before_the_engine_rewrite() {
+    // Each seat's summed totals and the turns of 40 nine-hole games (seed 7, three seats, greedy
+    // and random), as the release before the grids became constants of the greedy policy played
+    // them (447ae84): the bots' games are part of what users see and replay, so a faster engine
+    // must play them the same, move for move.
+    let played = [
+        (json!({}), [3466, 12259, 2634], 6778),
+        (
+            json!({"grid": "2x2", "knock": true}),
+            [3822, 7886, 3706],
+            2378,
+        ),
+        (
+            json!({"jokers": 2, "negative_pairs": "keep"}),
+            [3519, 11406, 2593],
+            6327,
+        ),
+        (
+            json!({"grid": "2x4", "four_of_a_kind": -20}),
+            [4317, 16118, 3511],
+            9898,
+        ),
+        (
+            json!({"grid": "3x3", "initial_reveal": 3}),
+            [8360, 19652, 6626],
+            10880,
+        ),
+        (
+            json!({"flip_after_discard": "optional", "final_turns": true}),
+            [3307, 12142, 2821],
+            5996,
+        ),
+    ];
+    for (rules, totals, turns) in played {
+        let report = run(&SimulateOptions {
+            holes: 9,
+            rules: serde_json::from_value(rules.clone()).expect("rules"),
+            ..options(40, 3, vec![BotKind::Greedy, BotKind::Random])
+        })
+        .expect("valid");
+        let summed: Vec<i64> = report
+            .bots
+            .iter()
+            .map(|seat| (seat.mean_total * 40.0).round() as i64)
+            .collect();
+        assert_eq!(summed, totals, "{rules}");
+        let all_turns = (report.mean_turns_per_hole * 40.0 * 9.0).round() as i64;
+        assert_eq!(all_turns, turns, "{rules}");
+        let timed: u64 = report.decisions.iter().map(|times| times.timed).sum();
+        let decided: u64 = report.decisions.iter().map(|times| times.decisions).sum();
+        assert!(timed > 0 && timed < decided, "{timed} of {decided} timed");
+    }
 }
