@@ -216,8 +216,6 @@ impl Rest {
 }
 
 impl<'a, const R: usize, const C: usize> Estimate<'a, R, C> {
-    // Inlined, so that the estimate is built where it is used rather than copied there.
-    #[inline(always)]
     fn new(book: &'a Rulebook, grid: &Ranks, up: u16) -> Self {
         let cell = |rest: Rest, p: usize| {
             if up & (1 << p) != 0 {
