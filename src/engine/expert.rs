@@ -7,8 +7,9 @@
 
 use rand::Rng;
 
+use super::greedy::{Rulebook, positions_of, spread_mask};
 use super::moves::Move;
-use super::rollout::{Deal, Playout, Rulebook, positions_of, spread_mask};
+use super::rollout::{Deal, Playout};
 use super::rules::Rules;
 use super::stage::Stage;
 use super::view::Observation;

@@ -33,13 +33,15 @@
 //!    - [`apply`](mod@apply): an event folded into the state, and `execute` (decide, then apply);
 //!    - [`view`](mod@view): what each viewer may see (the only place that redacts) and the bots'
 //!      observation.
-//! 9. Playouts:
-//!    - [`rollout`]: the greedy policy (the `greedy` bot's, compiled for each grid shape), and
-//!      determinizations of a hole from one seat's observation played out by it.
-//! 10. Search:
+//! 9. The greedy policy:
+//!    - [`greedy`]: the `greedy` bot's policy on a grid's ranks, compiled for each grid shape.
+//! 10. Playouts:
+//!    - [`rollout`]: determinizations of a hole from one seat's observation, played out by the
+//!      greedy policy.
+//! 11. Search:
 //!    - [`expert`](mod@expert): the `expert` strategy and the evaluator of candidate moves it
 //!      shares with the analysis.
-//! 11. On top:
+//! 12. On top:
 //!    - [`bots`]: the `random`, `greedy` and `expert` strategies, and the driver that plays bot
 //!      turns;
 //!    - [`replay`](mod@replay): a log re-decided command by command and compared with the rules;
@@ -58,6 +60,7 @@ pub mod decide;
 pub mod error;
 pub mod event;
 pub mod expert;
+pub mod greedy;
 pub mod inputs;
 pub mod legal;
 pub mod moves;
