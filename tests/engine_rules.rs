@@ -7,10 +7,10 @@ use engine_common::{
     swap,
 };
 use golf_server::engine::{
-    Card, Cells, ClientSeed, EndReason, Event, FlipRule, Move, MoveRequest, PlayerName, Rank,
-    RuleError, Rules, RulesInput, Source, Stage, State, Status, Suit, Timestamp, Viewer, apply,
-    canonical_deck, card_points, check_game_size, column_score, grid_score, legal_moves,
-    parse_deck, parse_move, redact_event, shuffle, view,
+    Card, Cells, ClientSeed, Command, EndReason, Event, FlipRule, Move, MoveRequest, PlayerName,
+    Rank, RuleError, Rules, RulesInput, Source, Stage, State, Status, Suit, Timestamp, Viewer,
+    apply, canonical_deck, card_points, check_game_size, column_score, execute, execute_play,
+    grid_score, legal_moves, parse_deck, parse_move, redact_event, shuffle, view,
 };
 
 fn grid(codes: [&str; 6]) -> Cells<Card> {
@@ -416,6 +416,39 @@ fn another_seat_gets_not_your_turn_before_wrong_stage() {
     assert_eq!(game.code(1, reveal(2, 3)), "wrong_stage");
     assert_eq!(game.code(1, Move::Pass), "wrong_stage");
     assert_eq!(game.code(5, draw(Source::Stock)), "no_such_seat");
+}
+
+#[test]
+fn a_move_executed_into_a_reused_list_is_the_move_executed() {
+    let mut game = started(2, 1, default_rules(2), Vec::new());
+    game.reveal_all();
+    let mut other = game.state.clone();
+    let mut events = vec![Event::FlipDeclined { seat: 0 }];
+    let at = Timestamp(9);
+    let refused = execute_play(
+        &mut other,
+        0,
+        &draw(Source::Stock),
+        &game.secrets,
+        at,
+        &mut events,
+    );
+    assert_eq!(refused.expect_err("seat 1 plays").code(), "not_your_turn");
+    assert_eq!(other, game.state, "a refused move changes nothing");
+    assert!(events.is_empty(), "{events:?}");
+    for mv in [draw(Source::Stock), swap(0), draw(Source::Discard), swap(1)] {
+        let seat = game.state.current_seat.expect("a seat to play");
+        let expected = execute(
+            &mut game.state,
+            &Command::Play { seat, mv },
+            &game.secrets,
+            at,
+        )
+        .expect("legal");
+        execute_play(&mut other, seat, &mv, &game.secrets, at, &mut events).expect("legal");
+        assert_eq!(events, expected, "{mv:?}");
+        assert_eq!(other, game.state, "{mv:?}");
+    }
 }
 
 #[test]

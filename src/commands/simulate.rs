@@ -1,5 +1,6 @@
 //! The bot-game simulator: plays many games between bots through the engine's own `execute`
-//! (decide, then apply: no fast path) and reports speed, turns per hole and each seat's results.
+//! (decide, then apply: no fast path; a move's events go into one list reused for the game) and
+//! reports speed, turns per hole and each seat's results.
 //! Deterministic for a given seed (with the `rand` version that Cargo.lock pins), apart from the
 //! measured speed, whatever the number of threads: games are independent, and their outcomes are
 //! added up in game order.
@@ -15,7 +16,8 @@ use uuid::Uuid;
 
 use crate::engine::{
     BotKind, ClientSeed, Command, EndReason, Event, Move, PlayerName, RuleError, Rules, RulesInput,
-    Seat, Secrets, Stage, State, Timestamp, check_game_size, choose, execute, observe, shuffle,
+    Seat, Secrets, Stage, State, Timestamp, check_game_size, choose, execute, execute_play,
+    observe, shuffle,
 };
 use crate::ratings::{self, Rating, SeatResult};
 
@@ -428,6 +430,7 @@ impl Table {
         let (mut turns, mut capped_holes) = (0, 0);
         let (mut decisions, mut timings) = (vec![0; bots.len()], Vec::new());
         let mut decided = 0;
+        let mut events = Vec::new();
         while let Some(seat) = seat_to_move(&self.state) {
             let bot = bots[usize::from(seat)];
             let timed = bot == BotKind::Expert || sampled(game, decided);
@@ -440,7 +443,8 @@ impl Table {
             decisions[usize::from(seat)] += 1;
             decided += 1;
             turns += u64::from(matches!(mv, Move::Draw { .. } | Move::Knock));
-            let events = self.run(&Command::Play { seat, mv })?;
+            let (state, secrets) = (&mut self.state, &self.secrets);
+            execute_play(state, seat, &mv, secrets, Timestamp::default(), &mut events)?;
             capped_holes += events
                 .iter()
                 .filter(|e| {

@@ -6,11 +6,11 @@ use uuid::Uuid;
 
 use super::bot_kind::BotKind;
 use super::cards::{Card, Cells, Position};
-use super::decide::decide;
+use super::decide::{decide, decide_play_into};
 use super::error::RuleError;
 use super::event::Event;
 use super::inputs::{ClientSeed, PlayerName};
-use super::moves::{Command, Source};
+use super::moves::{Command, Move, Source};
 use super::rules::Rules;
 use super::secrets::Secrets;
 use super::stage::{Seat, Stage};
@@ -31,6 +31,24 @@ pub fn execute(
         apply(state, event, at);
     }
     Ok(events)
+}
+
+/// [`execute`] of `seat`'s move `mv`, its events put in `events` (cleared first): a caller that
+/// plays many moves reuses one list rather than allocating one a move.
+pub fn execute_play(
+    state: &mut State,
+    seat: Seat,
+    mv: &Move,
+    secrets: &Secrets,
+    at: Timestamp,
+    events: &mut Vec<Event>,
+) -> Result<(), RuleError> {
+    events.clear();
+    decide_play_into(state, seat, mv, secrets, events)?;
+    for event in events.iter() {
+        apply(state, event, at);
+    }
+    Ok(())
 }
 
 /// Folds one event, logged at `at`, into the state. Infallible on the events [`decide`] produced

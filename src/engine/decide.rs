@@ -196,6 +196,20 @@ fn decide_play(
     mv: &Move,
     secrets: &Secrets,
 ) -> Result<Vec<Event>, RuleError> {
+    let mut events = Vec::with_capacity(3);
+    decide_play_into(state, seat, mv, secrets, &mut events)?;
+    Ok(events)
+}
+
+/// [`decide`] of `seat`'s move `mv`, its events added to `events` (left as they were on a
+/// refusal): a caller that plays many moves reuses one list.
+pub fn decide_play_into(
+    state: &State,
+    seat: Seat,
+    mv: &Move,
+    secrets: &Secrets,
+    events: &mut Vec<Event>,
+) -> Result<(), RuleError> {
     check_turn(state, seat, mv.kind())?;
     check_values(state, seat, mv)?;
     let player = &state.players[usize::from(seat)];
@@ -203,7 +217,6 @@ fn decide_play(
         kind: mv.kind(),
         stage: state.stage,
     };
-    let mut events = Vec::with_capacity(3);
     match *mv {
         Move::Reveal { positions } => events.push(Event::CardsRevealed {
             seat,
@@ -212,15 +225,15 @@ fn decide_play(
         }),
         Move::Knock => {
             let knocked = Event::Knocked { seat };
-            closing(state, seat, knocked, TurnKind::Knock, secrets, &mut events);
+            closing(state, seat, knocked, TurnKind::Knock, secrets, events);
         }
         Move::Draw { source } => {
-            let card = draw(state, source, secrets, &mut events).ok_or_else(wrong_stage)?;
+            let card = draw(state, source, secrets, events).ok_or_else(wrong_stage)?;
             events.push(Event::CardDrawn { seat, source, card });
         }
         Move::Swap { position } => {
             let drawn = state.drawn.ok_or_else(wrong_stage)?;
-            decide_swap(state, seat, position, drawn.card, secrets, &mut events);
+            decide_swap(state, seat, position, drawn.card, secrets, events);
         }
         Move::Discard => {
             let drawn = state.drawn.ok_or_else(wrong_stage)?;
@@ -231,16 +244,16 @@ fn decide_play(
             if flip_follows(state, seat) {
                 events.push(discarded);
             } else {
-                closing(state, seat, discarded, TurnKind::Open, secrets, &mut events);
+                closing(state, seat, discarded, TurnKind::Open, secrets, events);
             }
         }
-        Move::Flip { position } => decide_flip(state, seat, position, secrets, &mut events),
+        Move::Flip { position } => decide_flip(state, seat, position, secrets, events),
         Move::Pass => {
             let declined = Event::FlipDeclined { seat };
-            closing(state, seat, declined, TurnKind::Open, secrets, &mut events);
+            closing(state, seat, declined, TurnKind::Open, secrets, events);
         }
     }
-    Ok(events)
+    Ok(())
 }
 
 /// Adds `event`, which ends `seat`'s turn (`kind`) leaving its grid as it is, and what follows.

@@ -79,7 +79,7 @@ pub mod view;
 pub use analysis::{
     Analysis, AnalysisError, AnalysisStatus, Decision, Label, SeatAnalysis, analyze, analyze_paced,
 };
-pub use apply::{apply, execute};
+pub use apply::{apply, execute, execute_play};
 pub use bot_kind::BotKind;
 pub use bots::{choose, play_bot_move, play_bot_turns};
 pub use cards::{
