@@ -203,7 +203,7 @@ fn decide_play(
 
 /// [`decide`] of `seat`'s move `mv`, its events added to `events` (left as they were on a
 /// refusal): a caller that plays many moves reuses one list.
-pub fn decide_play_into(
+pub(super) fn decide_play_into(
     state: &State,
     seat: Seat,
     mv: &Move,

@@ -172,10 +172,11 @@ impl<'a, const R: usize, const C: usize> Estimate<'a, R, C> {
                     .filter(|&row| row != skipped)
                     .fold(Rest::default(), |rest, row| cell(rest, row * C + column))
             };
-            estimate.columns[column] = cells(R).score(book);
             for row in 0..R {
                 estimate.rests[column][row] = cells(row);
             }
+            // The whole column: the rest of its top cell, and that cell.
+            estimate.columns[column] = cell(estimate.rests[column][0], column).score(book);
         }
         estimate.total = estimate.columns.iter().sum();
         estimate
